@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: Fully Adaptive Routing Ethernet for bgpd (draft-xu-idr-fare).
+ *
+ * BGP carries the bottleneck bandwidth of each path in the Path Bandwidth
+ * extended community; this module turns it into weighted ECMP (WCMP) and
+ * re-advertises it. The rules live in core/ (no FRR headers); this file
+ * is the glue: hooks into bgpd, per-instance configuration, link
+ * bandwidth of sessions.
+ */
+#include <zebra.h>
+
+#include "command.h"
+#include "if.h"
+#include "libfrr.h"
+#include "linklist.h"
+#include "log.h"
+#include "memory.h"
+#include "plist.h"
+#include "prefix.h"
+#include "lib/version.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_attr.h"
+#include "bgpd/bgp_debug.h"
+#include "bgpd/bgp_ecommunity.h"
+#include "bgpd/bgp_mpath.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+#include "bgpd/bgp_zebra.h"
+
+#include "bgpd/fare/bgp_fare.h"
+
+DEFINE_MGROUP(FARE, "bgpd FARE");
+DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
+DEFINE_MTYPE_STATIC(FARE, FARE_PEER_CFG, "FARE neighbor configuration");
+DEFINE_MTYPE_STATIC(FARE, FARE_IF_STATE, "FARE interface bandwidth");
+
+struct fare_counters fare_counters;
+unsigned long fare_debug;
+
+static struct list *fare_instances; /* struct fare_instance */
+
+/* Last bandwidth seen per interface, to tell a change from other interface
+ * updates zebra sends.
+ */
+struct fare_if_state {
+	ifindex_t ifindex;
+	vrf_id_t vrf_id;
+	uint64_t bandwidth_bps;
+};
+static struct list *fare_if_states;
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                        */
+/* ------------------------------------------------------------------ */
+
+struct fare_instance *fare_instance_find(const struct bgp *bgp)
+{
+	struct listnode *node;
+	struct fare_instance *fi;
+
+	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi))
+		if (fi->bgp == bgp)
+			return fi;
+	return NULL;
+}
+
+static void fare_peer_cfg_free(void *arg)
+{
+	struct fare_peer_cfg *pc = arg;
+
+	XFREE(MTYPE_FARE_PEER_CFG, pc->name);
+	XFREE(MTYPE_FARE_PEER_CFG, pc);
+}
+
+static void fare_multihoming_free(void *arg)
+{
+	struct fare_multihoming *mh = arg;
+
+	XFREE(MTYPE_FARE_PEER_CFG, mh->plist);
+	XFREE(MTYPE_FARE_PEER_CFG, mh);
+}
+
+struct fare_instance *fare_instance_get(struct bgp *bgp)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		return fi;
+
+	fi = XCALLOC(MTYPE_FARE_INSTANCE, sizeof(*fi));
+	fi->bgp = bgp;
+	fi->originate_bw = FARE_PATHBW_MAX_BYTES_PER_SEC;
+	fi->role = FARE_ROLE_NODE;
+	fi->subtype = FARE_PATHBW_SUBTYPE_DEFAULT;
+	fi->max_members = FARE_MAX_MEMBERS_DEFAULT;
+	fi->peers = list_new();
+	fi->peers->del = fare_peer_cfg_free;
+	fi->multihoming = list_new();
+	fi->multihoming->del = fare_multihoming_free;
+	listnode_add(fare_instances, fi);
+	return fi;
+}
+
+static void fare_instance_free(struct fare_instance *fi)
+{
+	listnode_delete(fare_instances, fi);
+	list_delete(&fi->peers);
+	list_delete(&fi->multihoming);
+	XFREE(MTYPE_FARE_INSTANCE, fi);
+}
+
+/* Set (factor > 0) or remove (factor 0) a multihoming prefix-list. */
+void fare_multihoming_set(struct fare_instance *fi, const char *plist,
+			  uint32_t factor)
+{
+	struct listnode *node;
+	struct fare_multihoming *mh;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
+		if (strmatch(mh->plist, plist))
+			break;
+	if (!factor) {
+		if (mh) {
+			listnode_delete(fi->multihoming, mh);
+			fare_multihoming_free(mh);
+		}
+		return;
+	}
+	if (!mh) {
+		mh = XCALLOC(MTYPE_FARE_PEER_CFG, sizeof(*mh));
+		mh->plist = XSTRDUP(MTYPE_FARE_PEER_CFG, plist);
+		listnode_add(fi->multihoming, mh);
+	}
+	mh->factor = factor;
+}
+
+struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi,
+					 const char *name)
+{
+	struct listnode *node;
+	struct fare_peer_cfg *pc;
+
+	if (!fi || !name)
+		return NULL;
+	for (ALL_LIST_ELEMENTS_RO(fi->peers, node, pc))
+		if (strmatch(pc->name, name))
+			return pc;
+	return NULL;
+}
+
+struct fare_peer_cfg *fare_peer_cfg_get(struct fare_instance *fi,
+					const char *name)
+{
+	struct fare_peer_cfg *pc = fare_peer_cfg_find(fi, name);
+
+	if (pc)
+		return pc;
+	pc = XCALLOC(MTYPE_FARE_PEER_CFG, sizeof(*pc));
+	pc->name = XSTRDUP(MTYPE_FARE_PEER_CFG, name);
+	listnode_add(fi->peers, pc);
+	return pc;
+}
+
+void fare_peer_cfg_release(struct fare_instance *fi, struct fare_peer_cfg *pc)
+{
+	if (pc->set)
+		return;
+	listnode_delete(fi->peers, pc);
+	fare_peer_cfg_free(pc);
+}
+
+/* Name under which a neighbor's (or peer-group's) configuration is kept. */
+const char *fare_peer_cfg_name(struct peer *peer)
+{
+	if (CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP) && peer->group)
+		return peer->group->name;
+	return peer->conf_if ? peer->conf_if : peer->host;
+}
+
+/* The neighbor's own setting, else its peer-group's. */
+static struct fare_peer_cfg *fare_peer_cfg_resolve(struct fare_instance *fi,
+						   struct peer *peer,
+						   uint32_t flag)
+{
+	struct fare_peer_cfg *pc;
+
+	pc = fare_peer_cfg_find(fi, fare_peer_cfg_name(peer));
+	if (pc && CHECK_FLAG(pc->set, flag))
+		return pc;
+	if (peer->group) {
+		pc = fare_peer_cfg_find(fi, peer->group->name);
+		if (pc && CHECK_FLAG(pc->set, flag))
+			return pc;
+	}
+	return NULL;
+}
+
+bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag)
+{
+	return fare_peer_cfg_resolve(fi, peer, flag) != NULL;
+}
+
+/* FARE-3: bandwidth of the link the session runs over, in bytes/s: the
+ * neighbor's override, else the interface bandwidth the operator gave
+ * zebra, else the speed zebra reports (a LAG's drops when a member
+ * fails). 0 when the session has no interface (multihop).
+ */
+double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
+			 const char **source)
+{
+	struct fare_peer_cfg *pc;
+	struct interface *ifp;
+
+	pc = fi ? fare_peer_cfg_resolve(fi, peer, FARE_PEER_LINK_BW) : NULL;
+	if (pc) {
+		*source = "configured";
+		return pc->link_bw;
+	}
+	ifp = peer->nexthop.ifp ? peer->nexthop.ifp : peer->ifp;
+	if (ifp && ifp->bandwidth) {
+		*source = "interface bandwidth";
+		return (double)ifp->bandwidth * 1e6 / 8;
+	}
+	if (ifp && ifp->speed && ifp->speed != UINT32_MAX) {
+		*source = "interface speed";
+		return (double)ifp->speed * 1e6 / 8;
+	}
+	*source = "unknown";
+	return 0;
+}
+
+/* Sub-type used to name Path Bandwidth communities in FRR's displays:
+ * the default instance's setting.
+ */
+uint8_t fare_display_subtype(void)
+{
+	struct fare_instance *fi = fare_instance_find(bgp_get_default());
+
+	return fi ? fi->subtype : FARE_PATHBW_SUBTYPE_DEFAULT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading Path Bandwidth communities of a path                         */
+/* ------------------------------------------------------------------ */
+
+static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest,
+			 const char *what)
+{
+	static time_t window;
+	static unsigned int in_window;
+	time_t now = monotime(NULL);
+
+	/* Counted always; logged at most 10 times a minute. */
+	if (now - window >= 60) {
+		window = now;
+		in_window = 0;
+	}
+	if (in_window++ < 10)
+		zlog_warn("FARE: %pBP: %pBD: %s", peer, dest, what);
+}
+
+/* Read the Path Bandwidth of one type (transitive or not) from attr. */
+static void fare_attr_read(const struct attr *attr, uint8_t subtype,
+			   bool transitive, enum fare_pb_state *state,
+			   double *bw, struct peer *peer,
+			   const struct bgp_dest *dest, bool count)
+{
+	struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
+	struct fare_pathbw pb;
+	bool found = false, invalid = false, conflict = false;
+	float value = 0;
+	uint32_t i;
+
+	*state = FARE_PB_ABSENT;
+	*bw = 0;
+	if (!ecom || ecom->unit_size != FARE_ECOMM_SIZE)
+		return;
+
+	for (i = 0; i < ecom->size; i++) {
+		const uint8_t *val = ecom->val + i * ecom->unit_size;
+
+		if (!fare_pathbw_decode(val, subtype, &pb) ||
+		    pb.transitive != transitive)
+			continue;
+		if (count)
+			fare_counters.value_class[pb.class]++;
+		if (!fare_bw_class_usable(pb.class)) {
+			invalid = true;
+			if (count)
+				fare_log_bad(peer, dest,
+					     transitive
+						     ? "invalid transitive Path Bandwidth ignored"
+						     : "invalid non-transitive Path Bandwidth ignored");
+			continue;
+		}
+		if (!found) {
+			found = true;
+			value = pb.bytes_per_sec;
+		} else if (pb.bytes_per_sec == value) {
+			if (count)
+				fare_counters.duplicate++;
+		} else {
+			conflict = true;
+		}
+	}
+
+	if (conflict) {
+		*state = FARE_PB_CONFLICT;
+		if (count) {
+			fare_counters.conflicting++;
+			fare_log_bad(peer, dest,
+				     "conflicting Path Bandwidth values ignored");
+		}
+	} else if (found) {
+		/* A usable value next to an unusable one: the usable one. */
+		*state = FARE_PB_PRESENT;
+		*bw = value;
+	} else if (invalid) {
+		*state = FARE_PB_INVALID;
+	}
+}
+
+static uint32_t fare_multihoming_factor(struct fare_instance *fi,
+					const struct prefix *p)
+{
+	struct listnode *node;
+	struct fare_multihoming *mh;
+	afi_t afi = family2afi(p->family);
+
+	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh)) {
+		struct prefix_list *plist = prefix_list_lookup(afi, mh->plist);
+
+		if (plist && prefix_list_apply(plist, p) == PREFIX_PERMIT)
+			return mh->factor;
+	}
+	return 1;
+}
+
+struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
+{
+	struct bgp_path_info *pi;
+
+	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next)
+		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED))
+			return pi;
+	return NULL;
+}
+
+/* Gather best + multipaths in the order bgpd hands them to zebra, and let
+ * the core compute weights and what to advertise.
+ */
+static void fare_prefix_compute_internal(struct fare_instance *fi,
+					 struct bgp_dest *dest,
+					 struct bgp_path_info *best,
+					 struct fare_prefix *fp, bool count)
+{
+	struct fare_prefix_params params = {
+		.role = fi->role,
+		.lower_transitive = fi->lower_transitive,
+		.limits = { .max_weight = FARE_MAX_WEIGHT,
+			    .max_members = fi->max_members },
+	};
+	struct bgp_path_info *pi;
+
+	fp->n = 0;
+	fp->multihoming = fare_multihoming_factor(fi, bgp_dest_get_prefix(dest));
+	params.multihoming = fp->multihoming;
+
+	for (pi = best; pi && fp->n < MULTIPATH_NUM;
+	     pi = bgp_path_info_mpath_next(pi)) {
+		struct fare_path_in *in = &fp->in[fp->n];
+		struct peer *peer = pi->peer;
+
+		memset(in, 0, sizeof(*in));
+		fp->paths[fp->n] = pi;
+		in->link_bw = fare_peer_link_bw(fi, peer,
+						&fp->link_source[fp->n]);
+		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state,
+			       &in->t_bw, peer, dest, count);
+		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state,
+			       &in->nt_bw, peer, dest, count);
+		in->from_super_spine =
+			fare_peer_flag(fi, peer, FARE_PEER_SUPER_SPINE);
+		/* FARE-11: ignored inbound from a boundary peer */
+		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY)) {
+			in->ignored = true;
+			if (count)
+				fare_counters.ignored_boundary++;
+		}
+		fp->n++;
+	}
+
+	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights,
+			    &fp->out);
+}
+
+void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
+			      struct bgp_path_info *best,
+			      struct fare_prefix *fp)
+{
+	fare_prefix_compute_internal(fi, dest, best, fp, false);
+}
+
+static bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi)
+{
+	return pi->peer == bgp->peer_self || pi->type != ZEBRA_ROUTE_BGP ||
+	       pi->sub_type != BGP_ROUTE_NORMAL;
+}
+
+static bool fare_afi_safi(afi_t afi, safi_t safi)
+{
+	return (afi == AFI_IP || afi == AFI_IP6) && safi == SAFI_UNICAST;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks                                                                */
+/* ------------------------------------------------------------------ */
+
+/* FRR's displays: name our communities instead of "UNK:0, 48". */
+static int fare_ecommunity_str(const uint8_t *val, size_t unit_size,
+			       char *buf, size_t bufsz)
+{
+	struct fare_pathbw pb;
+
+	if (unit_size != FARE_ECOMM_SIZE ||
+	    !fare_pathbw_decode(val, fare_display_subtype(), &pb))
+		return 0;
+	fare_pathbw_format(buf, bufsz, &pb);
+	return 1;
+}
+
+/* FARE-7/WP-3: weights of a route's nexthops for zebra. */
+static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
+				      struct bgp_path_info *best,
+				      uint64_t *weights, unsigned int max)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+	struct bgp_table *table = bgp_dest_table(dest);
+	struct fare_prefix *fp;
+	size_t i;
+	int ret = 0;
+
+	if (!fi || !fi->enabled || !fare_afi_safi(table->afi, table->safi) ||
+	    fare_route_is_local(bgp, best))
+		return 0;
+
+	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
+	fare_prefix_compute_internal(fi, dest, best, fp, true);
+
+	if (fp->out.wcmp && fp->n <= max) {
+		for (i = 0; i < fp->n; i++)
+			weights[i] = fp->weights[i];
+		fare_counters.wcmp_routes++;
+		ret = 1;
+	} else {
+		fare_counters.ecmp_routes++;
+	}
+
+	if (FARE_DEBUG) {
+		char wbuf[256] = "";
+		size_t len = 0;
+
+		for (i = 0; i < fp->n && len < sizeof(wbuf) - 12; i++)
+			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%u",
+					i ? ":" : "", fp->weights[i]);
+		zlog_debug("FARE: %pBD: %zu path(s), %s, weights %s", dest,
+			   fp->n, fare_reason_str(fp->out.reason),
+			   ret ? wbuf : "ECMP");
+	}
+	XFREE(MTYPE_TMP, fp);
+	return ret;
+}
+
+/* Rewrite the Path Bandwidth communities of an outgoing attribute: remove
+ * those of the given types, then add the given values.
+ */
+static void fare_attr_rewrite(struct attr *attr, uint8_t subtype,
+			      bool strip_t, bool strip_nt, const uint8_t *add_t,
+			      const uint8_t *add_nt)
+{
+	struct ecommunity *old = bgp_attr_get_ecommunity(attr);
+	struct ecommunity *new;
+	struct ecommunity_val eval;
+	struct fare_pathbw pb;
+	uint32_t i;
+
+	if (old && old->unit_size != FARE_ECOMM_SIZE)
+		return;
+
+	new = ecommunity_new();
+	for (i = 0; old && i < old->size; i++) {
+		const uint8_t *val = old->val + i * old->unit_size;
+
+		if (fare_pathbw_decode(val, subtype, &pb) &&
+		    ((pb.transitive && strip_t) || (!pb.transitive && strip_nt)))
+			continue;
+		memcpy(eval.val, val, FARE_ECOMM_SIZE);
+		ecommunity_add_val(new, &eval, false, false);
+	}
+	if (add_t) {
+		memcpy(eval.val, add_t, FARE_ECOMM_SIZE);
+		ecommunity_add_val(new, &eval, false, false);
+	}
+	if (add_nt) {
+		memcpy(eval.val, add_nt, FARE_ECOMM_SIZE);
+		ecommunity_add_val(new, &eval, false, false);
+	}
+
+	if (!new->size)
+		ecommunity_free(&new);
+	bgp_attr_set_ecommunity(attr, new);
+	if (old && !old->refcnt)
+		ecommunity_free(&old);
+}
+
+static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
+			      struct peer *peer, afi_t afi, safi_t safi,
+			      struct attr *attr)
+{
+	struct bgp *bgp = peer->bgp;
+	struct fare_instance *fi = fare_instance_find(bgp);
+	uint8_t ec_t[FARE_ECOMM_SIZE], ec_nt[FARE_ECOMM_SIZE];
+	struct fare_prefix *fp;
+	bool strip_t = false, strip_nt = false;
+	const uint8_t *add_t = NULL, *add_nt = NULL;
+
+	if (!fi || !fare_afi_safi(afi, safi))
+		return 0;
+
+	/* FARE-11: never leaves the fabric across a boundary peer. */
+	if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY)) {
+		struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
+
+		if (ecom && ecom->size) {
+			size_t before = ecom->size;
+
+			fare_attr_rewrite(attr, fi->subtype, true, true, NULL,
+					  NULL);
+			ecom = bgp_attr_get_ecommunity(attr);
+			if ((ecom ? ecom->size : 0) != before)
+				fare_counters.stripped_boundary++;
+		}
+		return 0;
+	}
+
+	if (!fi->enabled)
+		return 0;
+
+	if (fare_route_is_local(bgp, pi)) {
+		/* FARE-2: the originating leaf fills in the maximum. */
+		if (!fi->originate)
+			return 0;
+		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
+				   (float)fi->originate_bw);
+		fare_attr_rewrite(attr, fi->subtype, true, true, ec_t, NULL);
+		fare_counters.originated++;
+		return 0;
+	}
+
+	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
+	fare_prefix_compute_internal(fi, dest, pi, fp, false);
+
+	switch (fp->out.t_action) {
+	case FARE_ADV_REPLACE: /* FARE-5 */
+		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
+				   (float)fp->out.t_value);
+		strip_t = true;
+		add_t = ec_t;
+		fare_counters.replaced++;
+		break;
+	case FARE_ADV_STRIP: /* FARE-7 */
+		strip_t = true;
+		fare_counters.stripped_fallback++;
+		break;
+	case FARE_ADV_KEEP: /* FARE-8/9 */
+		break;
+	}
+	/* A non-transitive value is for one hop only: never pass one on
+	 * (FRR strips them on eBGP; this also covers iBGP).
+	 */
+	strip_nt = true;
+	if (fp->out.nt_attach) { /* FARE-8 */
+		fare_pathbw_encode(ec_nt, false, fi->subtype, bgp->as,
+				   (float)fp->out.nt_value);
+		add_nt = ec_nt;
+		fare_counters.nt_attached++;
+	}
+	fare_attr_rewrite(attr, fi->subtype, strip_t, strip_nt, add_t, add_nt);
+
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %pBD to %pBP: transitive %s %.6g, non-transitive %s %.6g",
+			   dest, peer, fare_adv_action_str(fp->out.t_action),
+			   fp->out.t_value, fp->out.nt_attach ? "attach" : "none",
+			   fp->out.nt_value);
+	XFREE(MTYPE_TMP, fp);
+	return 0;
+}
+
+/* Re-evaluate every route of the instance: weights to zebra, values to
+ * peers. Used when configuration or a link bandwidth changes.
+ */
+void fare_instance_refresh(struct fare_instance *fi, const char *why)
+{
+	struct bgp *bgp = fi->bgp;
+	struct bgp_dest *dest;
+	afi_t afi;
+	unsigned long count = 0;
+
+	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
+		struct bgp_table *table = bgp->rib[afi][SAFI_UNICAST];
+
+		if (!table)
+			continue;
+		for (dest = bgp_table_top(table); dest;
+		     dest = bgp_route_next(dest)) {
+			struct bgp_path_info *best = fare_dest_selected(dest);
+
+			if (!best)
+				continue;
+			bgp_path_info_set_flag(dest, best,
+					       BGP_PATH_ATTR_CHANGED);
+			bgp_process(bgp, dest, best, afi, SAFI_UNICAST);
+			count++;
+		}
+	}
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s, %lu route(s) re-evaluated",
+			   bgp->name_pretty, why, count);
+}
+
+/* FARE-3: a change of an interface's bandwidth or speed (a LAG member
+ * failing, the operator's "bandwidth") re-evaluates the instances whose
+ * sessions run over it.
+ */
+static int fare_if_update(struct interface *ifp)
+{
+	struct listnode *node, *pnode;
+	struct fare_if_state *st = NULL;
+	struct fare_instance *fi;
+	struct peer *peer;
+	uint64_t bps;
+
+	bps = (uint64_t)(ifp->bandwidth ? ifp->bandwidth : ifp->speed) *
+	      1000000ULL;
+	for (ALL_LIST_ELEMENTS_RO(fare_if_states, node, st))
+		if (st->ifindex == ifp->ifindex && st->vrf_id == ifp->vrf->vrf_id)
+			break;
+	if (!st) {
+		st = XCALLOC(MTYPE_FARE_IF_STATE, sizeof(*st));
+		st->ifindex = ifp->ifindex;
+		st->vrf_id = ifp->vrf->vrf_id;
+		st->bandwidth_bps = bps;
+		listnode_add(fare_if_states, st);
+		return 0;
+	}
+	if (st->bandwidth_bps == bps)
+		return 0;
+
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s bandwidth %" PRIu64 " -> %" PRIu64
+			   " bit/s",
+			   ifp->name, st->bandwidth_bps, bps);
+	st->bandwidth_bps = bps;
+
+	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
+		if (!fi->enabled)
+			continue;
+		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, pnode, peer)) {
+			if (peer->nexthop.ifp == ifp || peer->ifp == ifp) {
+				fare_instance_refresh(fi, "link bandwidth changed");
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static int fare_bgp_delete(struct bgp *bgp)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		fare_instance_free(fi);
+	return 0;
+}
+
+static int fare_late_init(struct event_loop *tm)
+{
+	fare_vty_init();
+	return 0;
+}
+
+static int fare_fini(void)
+{
+	struct fare_instance *fi;
+
+	while ((fi = listnode_head(fare_instances)))
+		fare_instance_free(fi);
+	list_delete(&fare_instances);
+	list_delete(&fare_if_states);
+	return 0;
+}
+
+static void fare_if_state_free(void *arg)
+{
+	XFREE(MTYPE_FARE_IF_STATE, arg);
+}
+
+static int bgp_fare_module_init(void)
+{
+	fare_instances = list_new();
+	fare_if_states = list_new();
+	fare_if_states->del = fare_if_state_free;
+
+	hook_register(bgp_ecommunity_unknown_str, fare_ecommunity_str);
+	hook_register(bgp_zebra_nexthop_weights, fare_zebra_nexthop_weights);
+	hook_register(bgp_route_announce_attr, fare_announce_attr);
+	hook_register(bgp_inst_delete, fare_bgp_delete);
+	hook_register(if_up, fare_if_update);
+	hook_register(frr_late_init, fare_late_init);
+	hook_register(frr_early_fini, fare_fini);
+
+	zlog_info("FARE %s loaded (Path Bandwidth sub-type default 0x%02x)",
+		  FARE_VERSION, FARE_PATHBW_SUBTYPE_DEFAULT);
+	return 0;
+}
+
+FRR_MODULE_SETUP(.name = "bgpd_fare", .version = FARE_VERSION,
+		 .description = "bgpd FARE: Path Bandwidth weighted ECMP",
+		 .init = bgp_fare_module_init,
+);

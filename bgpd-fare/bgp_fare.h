@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: Fully Adaptive Routing Ethernet for bgpd.
+ *
+ * The FRR glue between bgpd and the pure core in core/: reads Path
+ * Bandwidth communities from paths, finds each session's link bandwidth,
+ * and applies the core's results to zebra (weights) and to peers
+ * (re-advertised communities). SPEC: FARE-1 .. FARE-11.
+ */
+#ifndef _BGP_FARE_H
+#define _BGP_FARE_H
+
+#include "linklist.h"
+#include "json.h"
+
+#include "fare_pathbw.h"
+#include "fare_rules.h"
+#include "fare_wcmp.h"
+
+#define FARE_VERSION "0.1.0"
+
+/* Largest weight zebra passes to the kernel unscaled (nexthop weights are
+ * 8 bits; zebra's scale value is 254).
+ */
+#define FARE_MAX_WEIGHT 254
+#define FARE_MAX_MEMBERS_DEFAULT 512
+
+/* Per neighbor or peer-group configuration; a neighbor inherits each
+ * field it does not set from its peer-group.
+ */
+#define FARE_PEER_LINK_BW (1 << 0)
+#define FARE_PEER_BOUNDARY (1 << 1)
+#define FARE_PEER_SUPER_SPINE (1 << 2)
+
+struct fare_peer_cfg {
+	char *name; /* address, interface or peer-group name */
+	uint32_t set;
+	double link_bw; /* bytes/s, FARE-3 override */
+};
+
+struct fare_multihoming {
+	char *plist; /* IPv4 or IPv6 prefix-list name */
+	uint32_t factor;
+};
+
+/* FARE configuration of one BGP instance. */
+struct fare_instance {
+	struct bgp *bgp;
+	bool enabled;
+	bool originate;	     /* FARE-2 */
+	double originate_bw; /* bytes/s */
+	enum fare_role role; /* FARE-8 */
+	bool lower_transitive; /* FARE-9 option */
+	uint8_t subtype;     /* FARE-1 */
+	uint32_t max_members; /* WP-3 group size limit */
+	struct list *peers;  /* struct fare_peer_cfg */
+	struct list *multihoming; /* struct fare_multihoming */
+};
+
+/* Counters of what was received and done, shown by "show bgp fare". */
+struct fare_counters {
+	uint64_t value_class[FARE_BW_CLASS_MAX]; /* per received value */
+	uint64_t duplicate;	/* same community twice with one value */
+	uint64_t conflicting;	/* same type with different values */
+	uint64_t ignored_boundary; /* paths from boundary peers (FARE-11) */
+	uint64_t stripped_boundary; /* announcements stripped (FARE-11) */
+	uint64_t originated;	/* FARE-2 attachments */
+	uint64_t replaced;	/* FARE-5 rewrites */
+	uint64_t stripped_fallback; /* FARE-7: stripped, could not sum */
+	uint64_t nt_attached;	/* FARE-8 */
+	uint64_t wcmp_routes;	/* routes sent to zebra weighted */
+	uint64_t ecmp_routes;	/* routes sent to zebra as plain ECMP */
+};
+
+extern struct fare_counters fare_counters;
+extern unsigned long fare_debug;
+
+#define FARE_DEBUG (fare_debug != 0)
+
+/* Result of one prefix, as the core computed it from the live paths. */
+struct fare_prefix {
+	size_t n;
+	uint32_t multihoming;
+	struct bgp_path_info *paths[MULTIPATH_NUM];
+	const char *link_source[MULTIPATH_NUM];
+	struct fare_path_in in[MULTIPATH_NUM];
+	double path_bw[MULTIPATH_NUM];
+	uint32_t weights[MULTIPATH_NUM];
+	struct fare_prefix_out out;
+};
+
+extern struct fare_instance *fare_instance_find(const struct bgp *bgp);
+extern struct fare_instance *fare_instance_get(struct bgp *bgp);
+extern struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi,
+						const char *name);
+extern struct fare_peer_cfg *fare_peer_cfg_get(struct fare_instance *fi,
+					       const char *name);
+extern void fare_peer_cfg_release(struct fare_instance *fi,
+				  struct fare_peer_cfg *pc);
+extern void fare_multihoming_set(struct fare_instance *fi, const char *plist,
+				 uint32_t factor);
+extern const char *fare_peer_cfg_name(struct peer *peer);
+extern bool fare_peer_flag(struct fare_instance *fi, struct peer *peer,
+			   uint32_t flag);
+extern double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
+				const char **source);
+extern uint8_t fare_display_subtype(void);
+
+extern void fare_prefix_compute_dest(struct fare_instance *fi,
+				     struct bgp_dest *dest,
+				     struct bgp_path_info *best,
+				     struct fare_prefix *fp);
+extern struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest);
+extern void fare_instance_refresh(struct fare_instance *fi,
+				  const char *why);
+
+extern void fare_vty_init(void);
+
+#endif /* _BGP_FARE_H */

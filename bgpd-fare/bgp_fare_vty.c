@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: vtysh commands, show output and configuration write-back.
+ */
+#include <zebra.h>
+#include <math.h>
+
+#include "command.h"
+#include "if.h"
+#include "json.h"
+#include "linklist.h"
+#include "prefix.h"
+#include "vty.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_attr.h"
+#include "bgpd/bgp_debug.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+#include "bgpd/bgp_vty.h"
+
+#include "bgpd/fare/bgp_fare.h"
+
+#include "bgpd/fare/bgp_fare_vty_clippy.c"
+
+#define FARE_STR "Fully Adaptive Routing Ethernet (Path Bandwidth WCMP)\n"
+
+static const char *fare_role_str(enum fare_role role)
+{
+	return role == FARE_ROLE_SUPER_SPINE ? "super-spine" : "node";
+}
+
+/* Operator bandwidth: plain number = Mb/s, or with K/M/G/T suffix. */
+static int fare_parse_bw(struct vty *vty, const char *str, double *bytes)
+{
+	if (!fare_bw_parse(str, bytes)) {
+		vty_out(vty,
+			"%% Invalid bandwidth '%s': use Mb/s (e.g. 100000) or a unit (100G, 400Gbps, 1.6T) or 'max'\n",
+			str);
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	return CMD_SUCCESS;
+}
+
+/* Config write form: exact and readable back by fare_bw_parse(). */
+static void fare_bw_config_str(char *buf, size_t len, double bytes)
+{
+	double bits = bytes * 8;
+
+	if (bytes >= FARE_PATHBW_MAX_BYTES_PER_SEC)
+		snprintf(buf, len, "max");
+	else if (bits >= 1e9 && fmod(bits, 1e9) == 0)
+		snprintf(buf, len, "%.0fG", bits / 1e9);
+	else if (bits >= 1e6 && fmod(bits, 1e6) == 0)
+		snprintf(buf, len, "%.0fM", bits / 1e6);
+	else if (bits >= 1e3 && fmod(bits, 1e3) == 0)
+		snprintf(buf, len, "%.0fK", bits / 1e3);
+	else
+		snprintf(buf, len, "%.17gK", bits / 1e3);
+}
+
+/* ------------------------------------------------------------------ */
+/* router bgp commands                                                  */
+/* ------------------------------------------------------------------ */
+
+DEFPY(bgp_fare_enable, bgp_fare_enable_cmd, "[no] bgp fare",
+      NO_STR BGP_STR FARE_STR)
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (fi->enabled == !no)
+		return CMD_SUCCESS;
+	fi->enabled = !no;
+	fare_instance_refresh(fi, no ? "disabled" : "enabled");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_originate, bgp_fare_originate_cmd,
+      "[no] bgp fare originate [WORD$bw]",
+      NO_STR BGP_STR FARE_STR
+      "Attach a transitive Path Bandwidth to locally originated routes (FARE-2)\n"
+      "Value: Mb/s, or with unit K/M/G/T (bits/s), or 'max' (default)\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+	double bytes = FARE_PATHBW_MAX_BYTES_PER_SEC;
+
+	if (!no && bw && fare_parse_bw(vty, bw, &bytes) != CMD_SUCCESS)
+		return CMD_WARNING_CONFIG_FAILED;
+	fi->originate = !no;
+	fi->originate_bw = bytes;
+	fare_instance_refresh(fi, "origination changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_role, bgp_fare_role_cmd, "[no] bgp fare role super-spine",
+      NO_STR BGP_STR FARE_STR
+      "Role of this router in the fabric\n"
+      "Super-spine: keep the transitive value, attach a non-transitive one (FARE-8)\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fi->role = no ? FARE_ROLE_NODE : FARE_ROLE_SUPER_SPINE;
+	fare_instance_refresh(fi, "role changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_lower_transitive, bgp_fare_lower_transitive_cmd,
+      "[no] bgp fare super-spine-paths lower-transitive",
+      NO_STR BGP_STR FARE_STR
+      "Routes learned from super-spines (FARE-9)\n"
+      "Lower the transitive value to the sum of the weights when smaller\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fi->lower_transitive = !no;
+	fare_instance_refresh(fi, "lower-transitive changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_subtype, bgp_fare_subtype_cmd,
+      "[no] bgp fare path-bandwidth sub-type (0-255)$subtype",
+      NO_STR BGP_STR FARE_STR
+      "Path Bandwidth extended community (FARE-1)\n"
+      "Sub-type (not yet assigned by IANA)\n"
+      "Sub-type value\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fi->subtype = no ? FARE_PATHBW_SUBTYPE_DEFAULT : subtype;
+	fare_instance_refresh(fi, "sub-type changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_max_members, bgp_fare_max_members_cmd,
+      "[no] bgp fare wcmp max-members (1-65535)$members",
+      NO_STR BGP_STR FARE_STR
+      "Weighted ECMP groups (WP-3)\n"
+      "Largest sum of weights of a group (the data plane's member limit)\n"
+      "Members\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fi->max_members = no ? FARE_MAX_MEMBERS_DEFAULT : members;
+	fare_instance_refresh(fi, "max-members changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
+      "[no] bgp fare multihoming prefix-list WORD$plist factor (1-1024)$factor",
+      NO_STR BGP_STR FARE_STR
+      "Prefixes multi-homed to several leaves (FARE-6)\n"
+      "Prefixes matched by a prefix-list\n"
+      "Prefix-list name (IPv4 or IPv6)\n"
+      "Number of leaves the prefix is homed to: Path Bandwidth is divided by it\n"
+      "Factor\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fare_multihoming_set(fi, plist, no ? 0 : factor);
+	fare_instance_refresh(fi, "multihoming changed");
+	return CMD_SUCCESS;
+}
+
+/* neighbor ... fare ... */
+
+static struct fare_peer_cfg *fare_vty_peer_cfg(struct vty *vty,
+					       const char *neighbor,
+					       struct fare_instance **fip)
+{
+	struct bgp *bgp = VTY_GET_CONTEXT(bgp);
+	struct peer *peer;
+
+	if (!bgp)
+		return NULL;
+	peer = peer_and_group_lookup_vty(vty, neighbor);
+	if (!peer)
+		return NULL;
+	*fip = fare_instance_get(bgp);
+	return fare_peer_cfg_get(*fip, fare_peer_cfg_name(peer));
+}
+
+DEFPY(neighbor_fare_link_bw, neighbor_fare_link_bw_cmd,
+      "neighbor <A.B.C.D|X:X::X:X|WORD>$neighbor fare link-bandwidth WORD$bw",
+      NEIGHBOR_STR NEIGHBOR_ADDR_STR2 FARE_STR
+      "Bandwidth of the link to this neighbor, instead of the interface's (FARE-3)\n"
+      "Mb/s, or with unit K/M/G/T (bits/s)\n")
+{
+	struct fare_instance *fi;
+	struct fare_peer_cfg *pc;
+	double bytes;
+
+	if (fare_parse_bw(vty, bw, &bytes) != CMD_SUCCESS)
+		return CMD_WARNING_CONFIG_FAILED;
+	pc = fare_vty_peer_cfg(vty, neighbor, &fi);
+	if (!pc)
+		return CMD_WARNING_CONFIG_FAILED;
+	SET_FLAG(pc->set, FARE_PEER_LINK_BW);
+	pc->link_bw = bytes;
+	fare_instance_refresh(fi, "link bandwidth override changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(no_neighbor_fare_link_bw, no_neighbor_fare_link_bw_cmd,
+      "no neighbor <A.B.C.D|X:X::X:X|WORD>$neighbor fare link-bandwidth [WORD]",
+      NO_STR NEIGHBOR_STR NEIGHBOR_ADDR_STR2 FARE_STR
+      "Bandwidth of the link to this neighbor, instead of the interface's (FARE-3)\n"
+      "Mb/s, or with unit K/M/G/T (bits/s)\n")
+{
+	struct fare_instance *fi;
+	struct fare_peer_cfg *pc = fare_vty_peer_cfg(vty, neighbor, &fi);
+
+	if (!pc)
+		return CMD_WARNING_CONFIG_FAILED;
+	UNSET_FLAG(pc->set, FARE_PEER_LINK_BW);
+	pc->link_bw = 0;
+	fare_peer_cfg_release(fi, pc);
+	fare_instance_refresh(fi, "link bandwidth override removed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(neighbor_fare_flag, neighbor_fare_flag_cmd,
+      "[no] neighbor <A.B.C.D|X:X::X:X|WORD>$neighbor fare <boundary$boundary|super-spine$ss>",
+      NO_STR NEIGHBOR_STR NEIGHBOR_ADDR_STR2 FARE_STR
+      "Fabric boundary: strip Path Bandwidth outbound, ignore it inbound (FARE-11)\n"
+      "Neighbor is a super-spine: weight its routes by their non-transitive Path Bandwidth (FARE-9)\n")
+{
+	struct fare_instance *fi;
+	struct fare_peer_cfg *pc = fare_vty_peer_cfg(vty, neighbor, &fi);
+	uint32_t flag = boundary ? FARE_PEER_BOUNDARY : FARE_PEER_SUPER_SPINE;
+
+	if (!pc)
+		return CMD_WARNING_CONFIG_FAILED;
+	if (no) {
+		UNSET_FLAG(pc->set, flag);
+		fare_peer_cfg_release(fi, pc);
+	} else {
+		SET_FLAG(pc->set, flag);
+	}
+	fare_instance_refresh(fi, boundary ? "boundary changed"
+					   : "super-spine changed");
+	/* What a boundary peer was sent must be sent again, stripped. */
+	if (boundary) {
+		struct peer *peer = peer_and_group_lookup_vty(vty, neighbor);
+
+		if (peer && !CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
+			peer_clear_soft(peer, AFI_IP, SAFI_UNICAST,
+					BGP_CLEAR_SOFT_OUT);
+		if (peer && !CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
+			peer_clear_soft(peer, AFI_IP6, SAFI_UNICAST,
+					BGP_CLEAR_SOFT_OUT);
+	}
+	return CMD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* debug                                                                */
+/* ------------------------------------------------------------------ */
+
+DEFPY(debug_bgp_fare, debug_bgp_fare_cmd, "[no] debug bgp fare",
+      NO_STR DEBUG_STR BGP_STR FARE_STR)
+{
+	fare_debug = no ? 0 : 1;
+	return CMD_SUCCESS;
+}
+
+static int fare_config_write_debug(struct vty *vty, bool running)
+{
+	if (FARE_DEBUG) {
+		vty_out(vty, "debug bgp fare\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* show                                                                 */
+/* ------------------------------------------------------------------ */
+
+static struct bgp *fare_vty_bgp(struct vty *vty, const char *vrf_name,
+				bool uj)
+{
+	struct bgp *bgp = vrf_name ? bgp_lookup_by_name(vrf_name)
+				   : bgp_get_default();
+
+	if (!bgp) {
+		if (uj)
+			vty_out(vty, "{}\n");
+		else
+			vty_out(vty, "%% No BGP instance %s\n",
+				vrf_name ? vrf_name : "default");
+	}
+	return bgp;
+}
+
+static void fare_bw_json(json_object *json, const char *key, double bytes)
+{
+	char buf[64];
+	char key2[64];
+
+	json_object_double_add(json, key, bytes);
+	fare_bw_format(buf, sizeof(buf), bytes);
+	snprintf(key2, sizeof(key2), "%sText", key);
+	json_object_string_add(json, key2, buf);
+}
+
+DEFPY(show_bgp_fare, show_bgp_fare_cmd,
+      "show bgp [vrf NAME$vrf_name] fare [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR JSON_STR)
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	struct fare_instance *fi;
+	struct fare_peer_cfg *pc;
+	struct fare_multihoming *mh;
+	struct listnode *node;
+	char buf[64];
+	int c;
+
+	if (!bgp)
+		return CMD_WARNING;
+	fi = fare_instance_find(bgp);
+
+	if (uj) {
+		json_object *json = json_object_new_object();
+		json_object *jcfg = json_object_new_object();
+		json_object *jcnt = json_object_new_object();
+		json_object *jcls = json_object_new_object();
+		json_object *jpeers = json_object_new_object();
+		json_object *jmh = json_object_new_object();
+
+		json_object_string_add(json, "module", "bgpd_fare");
+		json_object_string_add(json, "version", FARE_VERSION);
+		json_object_string_add(json, "vrf", bgp->name_pretty);
+		json_object_int_add(json, "localAs", bgp->as);
+		json_object_boolean_add(jcfg, "enabled", fi && fi->enabled);
+		json_object_string_add(jcfg, "mode", "draft");
+		json_object_string_add(jcfg, "role",
+				       fare_role_str(fi ? fi->role
+							: FARE_ROLE_NODE));
+		json_object_int_add(jcfg, "pathBandwidthSubType",
+				    fi ? fi->subtype
+				       : FARE_PATHBW_SUBTYPE_DEFAULT);
+		json_object_boolean_add(jcfg, "originate", fi && fi->originate);
+		if (fi && fi->originate)
+			fare_bw_json(jcfg, "originateBytesPerSec",
+				     fi->originate_bw);
+		json_object_boolean_add(jcfg, "lowerTransitive",
+					fi && fi->lower_transitive);
+		json_object_int_add(jcfg, "wcmpMaxMembers",
+				    fi ? fi->max_members
+				       : FARE_MAX_MEMBERS_DEFAULT);
+		json_object_int_add(jcfg, "wcmpMaxWeight", FARE_MAX_WEIGHT);
+		for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
+			json_object *jp = json_object_new_object();
+
+			if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW))
+				fare_bw_json(jp, "linkBandwidthBytesPerSec",
+					     pc->link_bw);
+			json_object_boolean_add(jp, "boundary",
+						CHECK_FLAG(pc->set,
+							   FARE_PEER_BOUNDARY));
+			json_object_boolean_add(jp, "superSpine",
+						CHECK_FLAG(pc->set,
+							   FARE_PEER_SUPER_SPINE));
+			json_object_object_add(jpeers, pc->name, jp);
+		}
+		json_object_object_add(jcfg, "neighbors", jpeers);
+		for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node,
+					  mh))
+			json_object_int_add(jmh, mh->plist, mh->factor);
+		json_object_object_add(jcfg, "multihoming", jmh);
+		json_object_object_add(json, "config", jcfg);
+
+		for (c = 0; c < FARE_BW_CLASS_MAX; c++)
+			json_object_int_add(jcls, fare_bw_class_name(c),
+					    fare_counters.value_class[c]);
+		json_object_object_add(jcnt, "receivedValues", jcls);
+		json_object_int_add(jcnt, "duplicate", fare_counters.duplicate);
+		json_object_int_add(jcnt, "conflicting",
+				    fare_counters.conflicting);
+		json_object_int_add(jcnt, "ignoredBoundary",
+				    fare_counters.ignored_boundary);
+		json_object_int_add(jcnt, "strippedBoundary",
+				    fare_counters.stripped_boundary);
+		json_object_int_add(jcnt, "originated",
+				    fare_counters.originated);
+		json_object_int_add(jcnt, "replaced", fare_counters.replaced);
+		json_object_int_add(jcnt, "strippedFallback",
+				    fare_counters.stripped_fallback);
+		json_object_int_add(jcnt, "nonTransitiveAttached",
+				    fare_counters.nt_attached);
+		json_object_int_add(jcnt, "wcmpRoutes",
+				    fare_counters.wcmp_routes);
+		json_object_int_add(jcnt, "ecmpRoutes",
+				    fare_counters.ecmp_routes);
+		json_object_object_add(json, "counters", jcnt);
+		vty_json(vty, json);
+		return CMD_SUCCESS;
+	}
+
+	vty_out(vty, "FARE %s (bgpd_fare), BGP instance %s, local AS %u\n",
+		FARE_VERSION, bgp->name_pretty, bgp->as);
+	vty_out(vty, "  State: %s, mode draft, role %s\n",
+		fi && fi->enabled ? "enabled" : "disabled",
+		fare_role_str(fi ? fi->role : FARE_ROLE_NODE));
+	vty_out(vty, "  Path Bandwidth sub-type: 0x%02x\n",
+		fi ? fi->subtype : FARE_PATHBW_SUBTYPE_DEFAULT);
+	if (fi && fi->originate) {
+		fare_bw_format(buf, sizeof(buf), fi->originate_bw);
+		vty_out(vty, "  Originate: %s\n", buf);
+	} else {
+		vty_out(vty, "  Originate: no\n");
+	}
+	vty_out(vty, "  WCMP limits: weight 1..%u, at most %u members\n",
+		FARE_MAX_WEIGHT, fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
+	if (fi && fi->lower_transitive)
+		vty_out(vty, "  Super-spine paths: lower transitive value\n");
+	for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node, mh))
+		vty_out(vty, "  Multihoming: prefix-list %s factor %u\n",
+			mh->plist, mh->factor);
+	for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
+		vty_out(vty, "  Neighbor %s:", pc->name);
+		if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW)) {
+			fare_bw_format(buf, sizeof(buf), pc->link_bw);
+			vty_out(vty, " link-bandwidth %s", buf);
+		}
+		if (CHECK_FLAG(pc->set, FARE_PEER_BOUNDARY))
+			vty_out(vty, " boundary");
+		if (CHECK_FLAG(pc->set, FARE_PEER_SUPER_SPINE))
+			vty_out(vty, " super-spine");
+		vty_out(vty, "\n");
+	}
+	vty_out(vty, "  Received values:");
+	for (c = 0; c < FARE_BW_CLASS_MAX; c++)
+		vty_out(vty, " %s %" PRIu64, fare_bw_class_name(c),
+			fare_counters.value_class[c]);
+	vty_out(vty, "\n  Duplicate %" PRIu64 ", conflicting %" PRIu64
+		     ", ignored from boundary %" PRIu64 "\n",
+		fare_counters.duplicate, fare_counters.conflicting,
+		fare_counters.ignored_boundary);
+	vty_out(vty, "  Advertised: originated %" PRIu64 ", replaced %" PRIu64
+		     ", stripped (fallback) %" PRIu64
+		     ", stripped (boundary) %" PRIu64
+		     ", non-transitive attached %" PRIu64 "\n",
+		fare_counters.originated, fare_counters.replaced,
+		fare_counters.stripped_fallback, fare_counters.stripped_boundary,
+		fare_counters.nt_attached);
+	vty_out(vty, "  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64
+		     "\n",
+		fare_counters.wcmp_routes, fare_counters.ecmp_routes);
+	return CMD_SUCCESS;
+}
+
+static void fare_pb_json(json_object *jpath, const char *key,
+			 enum fare_pb_state state, double bw)
+{
+	json_object *j = json_object_new_object();
+
+	json_object_string_add(j, "state", fare_pb_state_str(state));
+	if (state == FARE_PB_PRESENT)
+		fare_bw_json(j, "bytesPerSec", bw);
+	json_object_object_add(jpath, key, j);
+}
+
+static void fare_pb_text(char *buf, size_t len, enum fare_pb_state state,
+			 double bw)
+{
+	if (state == FARE_PB_PRESENT)
+		fare_bw_format(buf, len, bw);
+	else if (state == FARE_PB_ABSENT)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s", fare_pb_state_str(state));
+}
+
+static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
+			     struct bgp_dest *dest, json_object *jprefixes,
+			     struct fare_prefix *fp)
+{
+	struct bgp_path_info *best = fare_dest_selected(dest);
+	json_object *jp = NULL, *jpaths = NULL;
+	char b1[64], b2[64], b3[64], b4[64];
+	bool local;
+	size_t i;
+
+	if (!best)
+		return;
+	local = best->peer == fi->bgp->peer_self ||
+		best->type != ZEBRA_ROUTE_BGP ||
+		best->sub_type != BGP_ROUTE_NORMAL;
+	if (local) {
+		fp->n = 0;
+		memset(&fp->out, 0, sizeof(fp->out));
+	} else {
+		fare_prefix_compute_dest(fi, dest, best, fp);
+	}
+
+	if (jprefixes) {
+		json_object *jadv = json_object_new_object();
+		char pfx[PREFIX_STRLEN];
+
+		jp = json_object_new_object();
+		jpaths = json_object_new_array();
+		json_object_boolean_add(jp, "local", local);
+		json_object_boolean_add(jp, "wcmp", fp->out.wcmp);
+		json_object_string_add(jp, "reason",
+				       local ? "locally originated"
+					     : fare_reason_str(fp->out.reason));
+		json_object_int_add(jp, "multihomingFactor",
+				    local ? 1 : fp->multihoming);
+		if (local) {
+			json_object_string_add(jadv, "transitive",
+					       fi->originate ? "originate"
+							     : "none");
+			if (fi->originate)
+				fare_bw_json(jadv, "transitiveBytesPerSec",
+					     fi->originate_bw);
+		} else {
+			json_object_string_add(jadv, "transitive",
+					       fare_adv_action_str(
+						       fp->out.t_action));
+			if (fp->out.t_action == FARE_ADV_REPLACE)
+				fare_bw_json(jadv, "transitiveBytesPerSec",
+					     fp->out.t_value);
+			json_object_boolean_add(jadv, "nonTransitive",
+						fp->out.nt_attach);
+			if (fp->out.nt_attach)
+				fare_bw_json(jadv, "nonTransitiveBytesPerSec",
+					     fp->out.nt_value);
+		}
+		json_object_object_add(jp, "advertised", jadv);
+		json_object_object_add(jp, "paths", jpaths);
+		prefix2str(bgp_dest_get_prefix(dest), pfx, sizeof(pfx));
+		json_object_object_add(jprefixes, pfx, jp);
+	} else {
+		vty_out(vty, "%pBD: %s\n", dest,
+			local ? "locally originated"
+			      : fare_reason_str(fp->out.reason));
+		if (local) {
+			if (fi->originate) {
+				fare_bw_format(b1, sizeof(b1), fi->originate_bw);
+				vty_out(vty, "  advertised: originate %s\n", b1);
+			}
+			return;
+		}
+		if (fp->multihoming > 1)
+			vty_out(vty, "  multihoming factor %u\n",
+				fp->multihoming);
+		vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %s\n", "Path",
+			"LinkBW", "PathBW", "PathBW-NT", "Weight-BW", "Weight");
+	}
+
+	for (i = 0; i < fp->n; i++) {
+		struct bgp_path_info *pi = fp->paths[i];
+		const struct fare_path_in *in = &fp->in[i];
+		struct interface *ifp = pi->peer->nexthop.ifp
+						? pi->peer->nexthop.ifp
+						: pi->peer->ifp;
+
+		if (jpaths) {
+			json_object *jpath = json_object_new_object();
+
+			json_object_string_add(jpath, "peer", pi->peer->host);
+			json_object_string_add(jpath, "interface",
+					       ifp ? ifp->name : "");
+			json_object_boolean_add(jpath, "bestpath", i == 0);
+			fare_bw_json(jpath, "linkBandwidthBytesPerSec",
+				     in->link_bw);
+			json_object_string_add(jpath, "linkBandwidthSource",
+					       fp->link_source[i]);
+			fare_pb_json(jpath, "transitive", in->t_state,
+				     in->t_bw);
+			fare_pb_json(jpath, "nonTransitive", in->nt_state,
+				     in->nt_bw);
+			json_object_boolean_add(jpath, "fromSuperSpine",
+						in->from_super_spine);
+			json_object_boolean_add(jpath, "ignored", in->ignored);
+			fare_bw_json(jpath, "pathBandwidthBytesPerSec",
+				     fp->path_bw[i]);
+			json_object_int_add(jpath, "weight", fp->weights[i]);
+			json_object_array_add(jpaths, jpath);
+		} else {
+			char who[64];
+
+			snprintf(who, sizeof(who), "%s%s%s%s", pi->peer->host,
+				 ifp ? " (" : "", ifp ? ifp->name : "",
+				 ifp ? ")" : "");
+			fare_bw_format(b1, sizeof(b1), in->link_bw);
+			fare_pb_text(b2, sizeof(b2), in->t_state, in->t_bw);
+			fare_pb_text(b3, sizeof(b3), in->nt_state, in->nt_bw);
+			if (fp->out.wcmp)
+				fare_bw_format(b4, sizeof(b4), fp->path_bw[i]);
+			else
+				snprintf(b4, sizeof(b4), "-");
+			vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %u\n",
+				who, b1, b2, b3, b4, fp->weights[i]);
+		}
+	}
+
+	if (!jprefixes) {
+		switch (fp->out.t_action) {
+		case FARE_ADV_REPLACE:
+			fare_bw_format(b1, sizeof(b1), fp->out.t_value);
+			vty_out(vty, "  advertised: transitive %s", b1);
+			break;
+		case FARE_ADV_KEEP:
+			vty_out(vty, "  advertised: transitive as received");
+			break;
+		case FARE_ADV_STRIP:
+			vty_out(vty, "  advertised: no Path Bandwidth");
+			break;
+		}
+		if (fp->out.nt_attach) {
+			fare_bw_format(b1, sizeof(b1), fp->out.nt_value);
+			vty_out(vty, ", non-transitive %s", b1);
+		}
+		vty_out(vty, "\n");
+	}
+}
+
+DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
+      "show bgp [vrf NAME$vrf_name] <ipv4$v4|ipv6$v6> fare [<A.B.C.D/M|X:X::X:X/M>$prefix] [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR "IPv4 unicast\n" "IPv6 unicast\n" FARE_STR
+      "IPv4 prefix\n" "IPv6 prefix\n" JSON_STR)
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	struct fare_instance *fi;
+	struct bgp_table *table;
+	struct bgp_dest *dest;
+	struct fare_prefix *fp;
+	json_object *json = NULL, *jprefixes = NULL;
+	afi_t afi = v4 ? AFI_IP : AFI_IP6;
+
+	if (!bgp)
+		return CMD_WARNING;
+	fi = fare_instance_get(bgp);
+	table = bgp->rib[afi][SAFI_UNICAST];
+
+	if (prefix && prefix->family != afi2family(afi)) {
+		vty_out(vty, "%% Prefix %s is not %s\n", prefix_str,
+			v4 ? "IPv4" : "IPv6");
+		return CMD_WARNING;
+	}
+
+	if (uj) {
+		json = json_object_new_object();
+		jprefixes = json_object_new_object();
+		json_object_string_add(json, "vrf", bgp->name_pretty);
+		json_object_string_add(json, "afi", v4 ? "ipv4" : "ipv6");
+		json_object_int_add(json, "localAs", bgp->as);
+		json_object_boolean_add(json, "enabled", fi->enabled);
+		json_object_string_add(json, "mode", "draft");
+	} else {
+		vty_out(vty, "FARE %s, %s unicast, local AS %u: %s\n",
+			bgp->name_pretty, v4 ? "IPv4" : "IPv6", bgp->as,
+			fi->enabled ? "enabled" : "disabled");
+	}
+
+	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
+	if (prefix) {
+		dest = bgp_node_lookup(table, prefix);
+		if (dest) {
+			fare_show_prefix(vty, fi, dest, jprefixes, fp);
+			bgp_dest_unlock_node(dest);
+		} else if (!uj) {
+			vty_out(vty, "%% Network not in table\n");
+		}
+	} else {
+		for (dest = bgp_table_top(table); dest;
+		     dest = bgp_route_next(dest))
+			fare_show_prefix(vty, fi, dest, jprefixes, fp);
+	}
+	XFREE(MTYPE_TMP, fp);
+
+	if (uj) {
+		json_object_object_add(json, "prefixes", jprefixes);
+		vty_json(vty, json);
+	}
+	return CMD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* running-config                                                       */
+/* ------------------------------------------------------------------ */
+
+static int fare_config_write(struct bgp *bgp, struct vty *vty)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+	struct fare_peer_cfg *pc;
+	struct fare_multihoming *mh;
+	struct listnode *node;
+	char buf[64];
+
+	if (!fi)
+		return 0;
+
+	if (fi->enabled)
+		vty_out(vty, " bgp fare\n");
+	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT)
+		vty_out(vty, " bgp fare path-bandwidth sub-type %u\n",
+			fi->subtype);
+	if (fi->role == FARE_ROLE_SUPER_SPINE)
+		vty_out(vty, " bgp fare role super-spine\n");
+	if (fi->originate) {
+		if (fi->originate_bw >= FARE_PATHBW_MAX_BYTES_PER_SEC) {
+			vty_out(vty, " bgp fare originate\n");
+		} else {
+			fare_bw_config_str(buf, sizeof(buf), fi->originate_bw);
+			vty_out(vty, " bgp fare originate %s\n", buf);
+		}
+	}
+	if (fi->lower_transitive)
+		vty_out(vty, " bgp fare super-spine-paths lower-transitive\n");
+	if (fi->max_members != FARE_MAX_MEMBERS_DEFAULT)
+		vty_out(vty, " bgp fare wcmp max-members %u\n",
+			fi->max_members);
+	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
+		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n",
+			mh->plist, mh->factor);
+	for (ALL_LIST_ELEMENTS_RO(fi->peers, node, pc)) {
+		if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW)) {
+			fare_bw_config_str(buf, sizeof(buf), pc->link_bw);
+			vty_out(vty, " neighbor %s fare link-bandwidth %s\n",
+				pc->name, buf);
+		}
+		if (CHECK_FLAG(pc->set, FARE_PEER_BOUNDARY))
+			vty_out(vty, " neighbor %s fare boundary\n", pc->name);
+		if (CHECK_FLAG(pc->set, FARE_PEER_SUPER_SPINE))
+			vty_out(vty, " neighbor %s fare super-spine\n",
+				pc->name);
+	}
+	return 0;
+}
+
+void fare_vty_init(void)
+{
+	hook_register(bgp_inst_config_write, fare_config_write);
+	hook_register(bgp_hook_config_write_debug, fare_config_write_debug);
+
+	install_element(BGP_NODE, &bgp_fare_enable_cmd);
+	install_element(BGP_NODE, &bgp_fare_originate_cmd);
+	install_element(BGP_NODE, &bgp_fare_role_cmd);
+	install_element(BGP_NODE, &bgp_fare_lower_transitive_cmd);
+	install_element(BGP_NODE, &bgp_fare_subtype_cmd);
+	install_element(BGP_NODE, &bgp_fare_max_members_cmd);
+	install_element(BGP_NODE, &bgp_fare_multihoming_cmd);
+	install_element(BGP_NODE, &neighbor_fare_link_bw_cmd);
+	install_element(BGP_NODE, &no_neighbor_fare_link_bw_cmd);
+	install_element(BGP_NODE, &neighbor_fare_flag_cmd);
+
+	install_element(ENABLE_NODE, &debug_bgp_fare_cmd);
+	install_element(CONFIG_NODE, &debug_bgp_fare_cmd);
+
+	install_element(VIEW_NODE, &show_bgp_fare_cmd);
+	install_element(VIEW_NODE, &show_bgp_afi_fare_cmd);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * FARE propagation rules for one prefix (draft-xu-idr-fare, SPEC FARE-4..10).
+ */
+#include <string.h>
+
+#include "fare_rules.h"
+
+static double min_with_link(double link_bw, double value)
+{
+	/* FARE-4: w = min(link bandwidth, Path Bandwidth); an unknown link
+	 * bandwidth (no interface under the session) does not limit it.
+	 */
+	if (link_bw > 0 && link_bw < value)
+		return link_bw;
+	return value;
+}
+
+static enum fare_reason pb_state_reason(enum fare_pb_state state)
+{
+	switch (state) {
+	case FARE_PB_ABSENT:
+		return FARE_REASON_PATH_WITHOUT_PB;
+	case FARE_PB_INVALID:
+		return FARE_REASON_PATH_INVALID_PB;
+	case FARE_PB_CONFLICT:
+		return FARE_REASON_PATH_CONFLICTING_PB;
+	case FARE_PB_PRESENT:
+		break;
+	}
+	return FARE_REASON_WCMP;
+}
+
+void fare_prefix_compute(const struct fare_path_in *in, size_t n,
+			 const struct fare_prefix_params *params,
+			 double *path_bw, uint32_t *weights,
+			 struct fare_prefix_out *out)
+{
+	bool any_super_spine = false;
+	bool all_links_known = true;
+	double link_sum = 0, sum = 0;
+	uint32_t k = params->multihoming ? params->multihoming : 1;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	memset(path_bw, 0, n * sizeof(*path_bw));
+	memset(weights, 0, n * sizeof(*weights));
+
+	for (i = 0; i < n; i++) {
+		any_super_spine |= in[i].from_super_spine;
+		if (in[i].link_bw > 0)
+			link_sum += in[i].link_bw;
+		else
+			all_links_known = false;
+	}
+
+	/* Default outcome when the prefix is not weighted: a node cannot
+	 * compute a sum, so it strips the community and upstream falls back
+	 * to ECMP too (FARE-7); FARE-9 leaves the transitive value alone.
+	 */
+	out->t_action = any_super_spine ? FARE_ADV_KEEP : FARE_ADV_STRIP;
+
+	/* FARE-8: a super-spine passes the transitive value through and
+	 * attaches, for one hop, the bandwidth of its link(s) towards the
+	 * advertising spine.
+	 */
+	if (params->role == FARE_ROLE_SUPER_SPINE) {
+		out->t_action = FARE_ADV_KEEP;
+		if (n > 0 && all_links_known) {
+			out->nt_attach = true;
+			out->nt_value = link_sum;
+		}
+	}
+
+	if (n == 0) {
+		out->reason = FARE_REASON_PATH_WITHOUT_PB;
+		return;
+	}
+
+	for (i = 0; i < n; i++) {
+		enum fare_reason reason;
+
+		if (in[i].ignored) {
+			out->reason = FARE_REASON_PATH_IGNORED;
+			out->reason_path = i;
+			goto ecmp;
+		}
+		if (any_super_spine) {
+			/* FARE-9: every path must come from a super-spine
+			 * with a non-transitive value, else ECMP.
+			 */
+			if (!in[i].from_super_spine ||
+			    in[i].nt_state != FARE_PB_PRESENT) {
+				out->reason = FARE_REASON_SUPER_SPINE_WITHOUT_NT;
+				out->reason_path = i;
+				goto ecmp;
+			}
+			path_bw[i] = min_with_link(in[i].link_bw, in[i].nt_bw);
+		} else {
+			/* FARE-7: all paths carry it, or ECMP. */
+			reason = pb_state_reason(in[i].t_state);
+			if (reason != FARE_REASON_WCMP) {
+				out->reason = reason;
+				out->reason_path = i;
+				goto ecmp;
+			}
+			/* FARE-4, FARE-6 (divide by k), FARE-10 */
+			path_bw[i] = min_with_link(in[i].link_bw,
+						   in[i].t_bw / k);
+		}
+		sum += path_bw[i];
+	}
+
+	if (any_super_spine) {
+		/* FARE-9 option: lower the transitive value to the sum of the
+		 * per-super-spine weights when that is smaller.
+		 */
+		if (params->lower_transitive &&
+		    in[0].t_state == FARE_PB_PRESENT && sum < in[0].t_bw) {
+			out->t_action = FARE_ADV_REPLACE;
+			out->t_value = sum;
+		}
+	} else if (params->role != FARE_ROLE_SUPER_SPINE) {
+		/* FARE-5: re-advertise the sum of the weights. */
+		out->t_action = FARE_ADV_REPLACE;
+		out->t_value = sum;
+	}
+
+	if (sum <= 0) {
+		out->reason = FARE_REASON_ALL_ZERO;
+		memset(path_bw, 0, n * sizeof(*path_bw));
+		return;
+	}
+
+	if (fare_wcmp_weights(path_bw, n, &params->limits, weights) < 0) {
+		out->reason = FARE_REASON_WEIGHTS_UNFIT;
+		memset(weights, 0, n * sizeof(*weights));
+		return;
+	}
+
+	out->wcmp = true;
+	out->reason = FARE_REASON_WCMP;
+	return;
+
+ecmp:
+	memset(path_bw, 0, n * sizeof(*path_bw));
+}
+
+const char *fare_reason_str(enum fare_reason reason)
+{
+	switch (reason) {
+	case FARE_REASON_WCMP:
+		return "weighted by Path Bandwidth";
+	case FARE_REASON_PATH_WITHOUT_PB:
+		return "a path has no Path Bandwidth (FARE-7)";
+	case FARE_REASON_PATH_INVALID_PB:
+		return "a path has an unusable Path Bandwidth";
+	case FARE_REASON_PATH_CONFLICTING_PB:
+		return "a path has conflicting Path Bandwidths";
+	case FARE_REASON_PATH_IGNORED:
+		return "a path is from a boundary peer (FARE-11)";
+	case FARE_REASON_SUPER_SPINE_WITHOUT_NT:
+		return "a super-spine path has no non-transitive Path Bandwidth (FARE-9)";
+	case FARE_REASON_ALL_ZERO:
+		return "every path has zero bandwidth";
+	case FARE_REASON_WEIGHTS_UNFIT:
+		return "weights do not fit the WCMP limits";
+	case FARE_REASON_MAX:
+		break;
+	}
+	return "unknown";
+}
+
+const char *fare_pb_state_str(enum fare_pb_state state)
+{
+	switch (state) {
+	case FARE_PB_ABSENT:
+		return "absent";
+	case FARE_PB_PRESENT:
+		return "present";
+	case FARE_PB_INVALID:
+		return "invalid";
+	case FARE_PB_CONFLICT:
+		return "conflicting";
+	}
+	return "unknown";
+}
+
+const char *fare_adv_action_str(enum fare_adv_action action)
+{
+	switch (action) {
+	case FARE_ADV_REPLACE:
+		return "replace";
+	case FARE_ADV_KEEP:
+		return "keep";
+	case FARE_ADV_STRIP:
+		return "strip";
+	}
+	return "unknown";
+}

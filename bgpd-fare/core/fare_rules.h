@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * FARE propagation rules for one prefix: from what was received on each
+ * equal-cost path, the weight of every path and what to advertise.
+ * Pure C, no FRR headers: the bgpd glue fills the inputs.
+ *
+ * SPEC: FARE-4 .. FARE-10 (draft-xu-idr-fare).
+ */
+#ifndef FARE_RULES_H
+#define FARE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fare_wcmp.h"
+
+/* What one path carries of one Path Bandwidth community type. */
+enum fare_pb_state {
+	FARE_PB_ABSENT,	  /* no community of this type */
+	FARE_PB_PRESENT,  /* one usable value (duplicates that agree) */
+	FARE_PB_INVALID,  /* NaN, infinite, negative or subnormal */
+	FARE_PB_CONFLICT, /* several values that disagree */
+};
+
+struct fare_path_in {
+	double link_bw; /* bytes/s towards the advertising neighbor, 0: unknown
+			 * (FARE-3) */
+	enum fare_pb_state t_state; /* transitive Path Bandwidth */
+	double t_bw;
+	enum fare_pb_state nt_state; /* non-transitive (FARE-8/9) */
+	double nt_bw;
+	bool from_super_spine; /* received from a super-spine (FARE-9) */
+	bool ignored;	       /* from a boundary peer (FARE-11) */
+};
+
+enum fare_role {
+	FARE_ROLE_NODE,	       /* leaf or spine: FARE-4/5/6/7/10 */
+	FARE_ROLE_SUPER_SPINE, /* FARE-8 */
+};
+
+struct fare_prefix_params {
+	enum fare_role role;
+	uint32_t multihoming;	/* FARE-6 k, >= 1 */
+	bool lower_transitive;	/* FARE-9 option */
+	struct fare_wcmp_limits limits;
+};
+
+/* Why a prefix is (not) weighted; index of the path concerned, if any. */
+enum fare_reason {
+	FARE_REASON_WCMP,		 /* weighted by Path Bandwidth */
+	FARE_REASON_PATH_WITHOUT_PB,	 /* FARE-7: a path lacks it */
+	FARE_REASON_PATH_INVALID_PB,	 /* a path's value is unusable */
+	FARE_REASON_PATH_CONFLICTING_PB, /* a path carries several values */
+	FARE_REASON_PATH_IGNORED,	 /* a path from a boundary peer */
+	FARE_REASON_SUPER_SPINE_WITHOUT_NT, /* FARE-9: ECMP */
+	FARE_REASON_ALL_ZERO,		 /* every path has 0 bandwidth */
+	FARE_REASON_WEIGHTS_UNFIT,	 /* limits cannot hold the group */
+	FARE_REASON_MAX,
+};
+
+/* What happens to the transitive Path Bandwidth on re-advertisement. */
+enum fare_adv_action {
+	FARE_ADV_REPLACE, /* set to t_value, Global Administrator = local AS */
+	FARE_ADV_KEEP,	  /* pass the received one through unchanged */
+	FARE_ADV_STRIP,	  /* remove it: upstream falls back to ECMP (FARE-7) */
+};
+
+struct fare_prefix_out {
+	bool wcmp;
+	enum fare_reason reason;
+	size_t reason_path;
+	enum fare_adv_action t_action;
+	double t_value;
+	bool nt_attach; /* FARE-8: super-spine attaches a non-transitive one */
+	double nt_value;
+};
+
+/*
+ * Compute one prefix. in[0] is the best path, in[1..n-1] its equal-cost
+ * multipaths. path_bw[i] receives w_i in bytes/s (FARE-4/9), weights[i]
+ * the integer WCMP weight (0 = not installed); both are all 0 when
+ * out->wcmp is false (plain ECMP).
+ */
+void fare_prefix_compute(const struct fare_path_in *in, size_t n,
+			 const struct fare_prefix_params *params,
+			 double *path_bw, uint32_t *weights,
+			 struct fare_prefix_out *out);
+
+const char *fare_reason_str(enum fare_reason reason);
+const char *fare_pb_state_str(enum fare_pb_state state);
+const char *fare_adv_action_str(enum fare_adv_action action);
+
+#endif /* FARE_RULES_H */

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build everything: libyang 3 into a private prefix, FRR 10.3 with the FARE
+# patch series and the bgpd_fare module, installed into build/install.
+# Incremental: a second run rebuilds only what changed.
+#
+# usage: scripts/build.sh            (as root on Debian 12)
+# environment: BUILD (default ./build), JOBS (default nproc)
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+JOBS=${JOBS:-$(nproc)}
+PREFIX=$BUILD/install
+LYPREFIX=$BUILD/libyang-install
+FRR=$BUILD/frr
+
+log() { printf '[build %s] %s\n' "$(date +%T)" "$*"; }
+
+"$TOP/scripts/install-deps.sh"
+"$TOP/scripts/fetch-sources.sh" "$BUILD"
+
+FRR_SRC=$(ls -d "$BUILD"/src/frr-10.3*/ | head -n1)
+LY_SRC=$(ls -d "$BUILD"/src/libyang-3.12*/ | head -n1)
+
+# --- libyang -------------------------------------------------------------
+if [ ! -f "$LYPREFIX/lib/pkgconfig/libyang.pc" ]; then
+	log "libyang: cmake build into $LYPREFIX"
+	cmake -S "$LY_SRC" -B "$BUILD/libyang-build" -DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_INSTALL_PREFIX="$LYPREFIX" -DCMAKE_INSTALL_LIBDIR=lib \
+		-DENABLE_TESTS=OFF -DENABLE_VALGRIND_TESTS=OFF >/dev/null
+	make -C "$BUILD/libyang-build" -j"$JOBS" -s >/dev/null
+	make -C "$BUILD/libyang-build" -s install >/dev/null
+else
+	log "libyang: up to date"
+fi
+
+# --- FRR work tree with our patch series ----------------------------------
+# build/frr is a copy of the Debian source tree. The patches applied to it are
+# remembered in build/frr/.fare-applied; when patches/ changes they are
+# reverted and the new series applied, so only touched files get new mtimes.
+if [ ! -d "$FRR" ]; then
+	log "FRR: new work tree from $FRR_SRC"
+	cp -a "$FRR_SRC" "$FRR"
+	mkdir -p "$FRR/.fare-applied"
+fi
+if ! diff -rq "$TOP/patches" "$FRR/.fare-applied" >/dev/null 2>&1; then
+	if [ -f "$FRR/.fare-applied/series" ]; then
+		log "FRR: reverting the previously applied series"
+		tac "$FRR/.fare-applied/series" | sed '/^#/d' | while read -r p; do
+			[ -n "$p" ] || continue
+			patch -d "$FRR" -p1 -R -s -f <"$FRR/.fare-applied/$p"
+		done
+	fi
+	rm -rf "$FRR/.fare-applied" && mkdir -p "$FRR/.fare-applied"
+	sed '/^#/d' "$TOP/patches/series" | while read -r p; do
+		[ -n "$p" ] || continue
+		log "FRR: applying $p"
+		patch -d "$FRR" -p1 -s -f <"$TOP/patches/$p"
+		cp "$TOP/patches/$p" "$FRR/.fare-applied/$p"
+	done
+	cp "$TOP/patches/series" "$FRR/.fare-applied/series"
+fi
+
+# The module is built inside FRR's tree (so vtysh knows its commands): its
+# sources are linked in where patches/*build* expects them.
+ln -sfn "$TOP/bgpd-fare" "$FRR/bgpd/fare"
+
+# --- configure + build + install ------------------------------------------
+if [ ! -x "$FRR/configure" ]; then
+	log "FRR: bootstrap"
+	(cd "$FRR" && ./bootstrap.sh >/dev/null 2>&1)
+fi
+if [ ! -f "$FRR/config.status" ]; then
+	log "FRR: configure"
+	(cd "$FRR" && PKG_CONFIG_PATH="$LYPREFIX/lib/pkgconfig" \
+		CPPFLAGS="-I$LYPREFIX/include" LDFLAGS="-L$LYPREFIX/lib -Wl,-rpath,$LYPREFIX/lib" \
+		./configure --prefix="$PREFIX" --sbindir="$PREFIX/lib/frr" \
+		--sysconfdir=/etc/frr --localstatedir=/var/run/frr \
+		--enable-user=frr --enable-group=frr --enable-vty-group=frrvty \
+		--enable-multipath=256 --disable-doc --disable-snmp \
+		--disable-scripting --disable-rpki --disable-grpc --disable-fpm \
+		--enable-sharpd --disable-silent-rules >"$BUILD/frr-configure.log" 2>&1) ||
+		{ tail -n 30 "$BUILD/frr-configure.log"; exit 1; }
+fi
+log "FRR: make -j$JOBS"
+make -C "$FRR" -j"$JOBS" >"$BUILD/frr-make.log" 2>&1 ||
+	{ grep -E ': error:|\*\*\*|: warning:' "$BUILD/frr-make.log" | head -n 40; exit 1; }
+make -C "$FRR" install >"$BUILD/frr-install.log" 2>&1 ||
+	{ tail -n 30 "$BUILD/frr-install.log"; exit 1; }
+log "FRR installed in $PREFIX (daemons in $PREFIX/lib/frr, module $PREFIX/lib/frr/modules/bgpd_fare.so)"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages that building FRR 10.3, libyang 3 and the
+# FARE module, and running the topotests, need. Idempotent; run as root.
+set -euo pipefail
+
+PKGS=(
+	# toolchain and autotools
+	build-essential autoconf automake libtool pkgconf cmake dpkg-dev
+	bison flex gawk texinfo install-info git quilt
+	# FRR build dependencies
+	libc-ares-dev libcap-dev libelf-dev libjson-c-dev libpam0g-dev
+	libpcre2-dev libprotobuf-c-dev protobuf-c-compiler libreadline-dev
+	libunwind-dev python3-dev
+	# libyang
+	libpcre2-dev
+	# our unit tests
+	libcmocka-dev
+	# topotests
+	python3-pytest iproute2 iputils-ping procps psmisc ethtool
+	exabgp python3-scapy iperf3 tshark
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
