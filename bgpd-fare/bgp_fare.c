@@ -316,7 +316,7 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 	} else if (found) {
 		/* A usable value next to an unusable one: the usable one. */
 		*state = FARE_PB_PRESENT;
-		*bw = value;
+		*bw = fare_bw_wire_value(value);
 	} else if (invalid) {
 		*state = FARE_PB_INVALID;
 	}

@@ -642,7 +642,7 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 	fi = fare_instance_get(bgp);
 	table = bgp->rib[afi][SAFI_UNICAST];
 
-	if (prefix && prefix->family != afi2family(afi)) {
+	if (prefix_str && prefix->family != afi2family(afi)) {
 		vty_out(vty, "%% Prefix %s is not %s\n", prefix_str,
 			v4 ? "IPv4" : "IPv6");
 		return CMD_WARNING;
@@ -663,7 +663,7 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 	}
 
 	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
-	if (prefix) {
+	if (prefix_str) {
 		dest = bgp_node_lookup(table, prefix);
 		if (dest) {
 			fare_show_prefix(vty, fi, dest, jprefixes, fp);

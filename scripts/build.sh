@@ -62,8 +62,13 @@ if ! diff -rq "$TOP/patches" "$FRR/.fare-applied" >/dev/null 2>&1; then
 fi
 
 # The module is built inside FRR's tree (so vtysh knows its commands): its
-# sources are linked in where patches/*build* expects them.
-ln -sfn "$TOP/bgpd-fare" "$FRR/bgpd/fare"
+# sources are copied to bgpd/fare, where patch 0001 includes its subdir.am.
+# cp -u copies only what changed, so make stays incremental, and the build's
+# outputs stay out of our tree.
+[ ! -L "$FRR/bgpd/fare" ] || rm -f "$FRR/bgpd/fare"
+mkdir -p "$FRR/bgpd/fare/core"
+cp -u "$TOP"/bgpd-fare/subdir.am "$TOP"/bgpd-fare/*.[ch] "$FRR/bgpd/fare/"
+cp -u "$TOP"/bgpd-fare/core/*.[ch] "$FRR/bgpd/fare/core/"
 
 # --- configure + build + install ------------------------------------------
 if [ ! -x "$FRR/configure" ]; then

@@ -133,8 +133,19 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 	}
 
 	if (fare_wcmp_weights(path_bw, n, &params->limits, weights) < 0) {
+		/* Plain ECMP after all: each path carries an equal share, so
+		 * the prefix can take n times the smallest w.
+		 */
+		double min_bw = path_bw[0];
+
+		for (i = 1; i < n; i++)
+			if (path_bw[i] < min_bw)
+				min_bw = path_bw[i];
+		if (out->t_action == FARE_ADV_REPLACE)
+			out->t_value = min_bw * n;
 		out->reason = FARE_REASON_WEIGHTS_UNFIT;
 		memset(weights, 0, n * sizeof(*weights));
+		memset(path_bw, 0, n * sizeof(*path_bw));
 		return;
 	}
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite: build (incremental), the core's unit tests (cmocka,
+# make check), then the topotests on real FRR daemons in network namespaces:
+# ours (topotests/fare_*) and FRR's own bgp_link_bw_ip against the patched
+# build. Run as root on Debian 12.
+#
+# usage: scripts/run-tests.sh [pytest args...]   e.g. -k clos3
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+export BUILD
+
+"$TOP/scripts/build.sh"
+
+echo "=== unit tests (cmocka) ==="
+mkdir -p "$BUILD/core"
+(cd "$TOP" && [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null 2>&1)
+(cd "$BUILD/core" && { [ -f Makefile ] || "$TOP/configure" >/dev/null; } &&
+	make -s check >/dev/null 2>&1) || unit_failed=1
+for log in "$BUILD"/core/tests/unit/test_*.log; do
+	cat "$log"
+done
+[ -z "${unit_failed:-}" ] || { echo "unit tests failed" >&2; exit 1; }
+
+echo "=== topotests ==="
+"$TOP/scripts/setup-test-env.sh"
+cd "$BUILD/frr/tests/topotests"
+tests=()
+for t in "$TOP"/topotests/fare_*/; do
+	tests+=("$(basename "$t")")
+done
+tests+=(bgp_link_bw_ip)
+set +e
+PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/bin/python3 -m pytest -p no:cacheprovider \
+	-o log_cli=false "${tests[@]}" "$@"
+rc=$?
+set -e
+[ $rc -ne 5 ] || { echo "pytest collected no test" >&2; exit 1; }
+exit $rc

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests: FARE per-prefix rules (FARE-4 .. FARE-9, FARE-11), exact
+ * weights, path bandwidths and re-advertisement of fare_prefix_compute().
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <float.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "fare_rules.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* link speeds in bytes per second: exact for these multiples of 8 */
+#define GBPS(g) ((g)*1e9 / 8)
+
+/* cmocka 1.1.5 has no double assertion: compare exactly, show both */
+#define assert_double_exact(a, b)                                              \
+	do {                                                                   \
+		double a_ = (a), b_ = (b);                                     \
+		if (a_ != b_)                                                  \
+			print_error("%.17g != %.17g\n", a_, b_);               \
+		assert_true(a_ == b_);                                         \
+	} while (0)
+
+#define MAX_PATHS 64
+
+static const struct fare_prefix_params node_params = {
+	.role = FARE_ROLE_NODE,
+	.multihoming = 1,
+	.limits = { .max_weight = 255, .max_members = 128 },
+};
+
+/* a path from a leaf or spine, carrying T */
+static struct fare_path_in node_path(double link_bw, double t_bw)
+{
+	return (struct fare_path_in){ .link_bw = link_bw, .t_bw = t_bw,
+				      .t_state = FARE_PB_PRESENT };
+}
+
+/* a path from a super-spine, carrying a non-transitive value (FARE-9) */
+static struct fare_path_in ss_path(double link_bw, double nt_bw)
+{
+	return (struct fare_path_in){ .link_bw = link_bw, .nt_bw = nt_bw,
+				      .nt_state = FARE_PB_PRESENT,
+				      .from_super_spine = true };
+}
+
+static double path_bw[MAX_PATHS];
+static uint32_t weights[MAX_PATHS];
+static struct fare_prefix_out out;
+
+static void compute(const struct fare_path_in *in, size_t n,
+		    const struct fare_prefix_params *params)
+{
+	/* garbage, to see that everything is written */
+	memset(path_bw, 0xA5, sizeof(path_bw));
+	memset(weights, 0xA5, sizeof(weights));
+	memset(&out, 0xA5, sizeof(out));
+	fare_prefix_compute(in, n, params, path_bw, weights, &out);
+}
+
+static void assert_result(size_t n, const double *bw, const uint32_t *w)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		assert_double_exact(path_bw[i], bw ? bw[i] : 0);
+		assert_int_equal(weights[i], w ? w[i] : 0);
+	}
+}
+
+/* plain ECMP because of one path: nothing weighted */
+static void assert_ecmp(size_t n, enum fare_reason reason, size_t path,
+			enum fare_adv_action action)
+{
+	assert_false(out.wcmp);
+	assert_int_equal(out.reason, reason);
+	assert_int_equal(out.reason_path, path);
+	assert_result(n, NULL, NULL);
+	assert_int_equal(out.t_action, action);
+}
+
+/* FARE-4, FARE-5: links 400G,400G,800G,400G, T = FLT_MAX from the leaf */
+static void test_fare4_min_and_reduce(void **state)
+{
+	struct fare_path_in in[4];
+	const double bw[] = { GBPS(400), GBPS(400), GBPS(800), GBPS(400) };
+	const double exp_bw[] = { 5e10, 5e10, 1e11, 5e10 };
+	const uint32_t exp_w[] = { 1, 1, 2, 1 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(in); i++)
+		in[i] = node_path(bw[i], FLT_MAX);
+	compute(in, ARRAY_SIZE(in), &node_params);
+	assert_true(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_WCMP);
+	assert_result(ARRAY_SIZE(in), exp_bw, exp_w);
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, 2.5e11);
+	assert_false(out.nt_attach);
+
+	/* a Path Bandwidth below the link limits; an unknown link does not */
+	in[0] = node_path(GBPS(100), 1e10);
+	in[1] = node_path(0, 3e10);
+	compute(in, 2, &node_params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ 1e10, 3e10 },
+		      (const uint32_t[]){ 1, 3 });
+	assert_double_exact(out.t_value, 4e10);
+}
+
+/* FARE-5: 64 x 800G sums exactly */
+static void test_fare5_sum_64(void **state)
+{
+	struct fare_path_in in[64];
+	double exp_bw[64];
+	uint32_t exp_w[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		in[i] = node_path(GBPS(800), FLT_MAX);
+		exp_bw[i] = 1e11;
+		exp_w[i] = 1;
+	}
+	compute(in, ARRAY_SIZE(in), &node_params);
+	assert_true(out.wcmp);
+	assert_result(ARRAY_SIZE(in), exp_bw, exp_w);
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, 6.4e12);
+}
+
+/* FARE-6: k divides T before the min() */
+static void test_fare6_multihoming(void **state)
+{
+	struct fare_path_in in[2] = { node_path(GBPS(100), 2e10),
+				      node_path(GBPS(100), 5e10) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	compute(in, 2, &params);
+	assert_result(2, (const double[]){ 1.25e10, 1.25e10 },
+		      (const uint32_t[]){ 1, 1 });
+	assert_double_exact(out.t_value, 2.5e10);
+
+	params.multihoming = 2;
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ 1e10, 1.25e10 },
+		      (const uint32_t[]){ 4, 5 });
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, 2.25e10);
+
+	/* 0 is taken as 1 */
+	params.multihoming = 0;
+	compute(in, 2, &params);
+	assert_double_exact(out.t_value, 2.5e10);
+}
+
+/* FARE-7, FARE-11: one path without a usable value, any index */
+static void test_fare7_all_or_nothing(void **state)
+{
+	struct fare_path_in in[4];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(in); i++)
+		in[i] = node_path(GBPS(400), FLT_MAX);
+
+	in[1].t_state = FARE_PB_ABSENT;
+	compute(in, 4, &node_params);
+	assert_ecmp(4, FARE_REASON_PATH_WITHOUT_PB, 1, FARE_ADV_STRIP);
+	assert_false(out.nt_attach);
+
+	in[1].t_state = FARE_PB_PRESENT;
+	in[2].t_state = FARE_PB_INVALID;
+	compute(in, 4, &node_params);
+	assert_ecmp(4, FARE_REASON_PATH_INVALID_PB, 2, FARE_ADV_STRIP);
+
+	in[2].t_state = FARE_PB_PRESENT;
+	in[0].t_state = FARE_PB_CONFLICT;
+	compute(in, 4, &node_params);
+	assert_ecmp(4, FARE_REASON_PATH_CONFLICTING_PB, 0, FARE_ADV_STRIP);
+
+	in[0].t_state = FARE_PB_PRESENT;
+	in[3].ignored = true;
+	compute(in, 4, &node_params);
+	assert_ecmp(4, FARE_REASON_PATH_IGNORED, 3, FARE_ADV_STRIP);
+}
+
+/* zero bandwidth: no member for that path; all zero: ECMP, advertise 0 */
+static void test_zero(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX),
+				      node_path(GBPS(100), 0),
+				      node_path(GBPS(200), FLT_MAX) };
+
+	(void)state;
+	compute(in, 3, &node_params);
+	assert_true(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_WCMP);
+	assert_result(3, (const double[]){ 1.25e10, 0, 2.5e10 },
+		      (const uint32_t[]){ 1, 0, 2 });
+	assert_double_exact(out.t_value, 3.75e10);
+
+	in[0].t_bw = 0;
+	in[2].t_bw = 0;
+	compute(in, 3, &node_params);
+	assert_false(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_ALL_ZERO);
+	assert_result(3, NULL, NULL);
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, 0);
+}
+
+/* FARE-8: a super-spine keeps T and attaches its link bandwidth */
+static void test_fare8_super_spine(void **state)
+{
+	struct fare_path_in in[2] = { node_path(GBPS(100), FLT_MAX),
+				      node_path(GBPS(200), FLT_MAX) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	params.role = FARE_ROLE_SUPER_SPINE;
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ 1.25e10, 2.5e10 },
+		      (const uint32_t[]){ 1, 2 });
+	assert_int_equal(out.t_action, FARE_ADV_KEEP);
+	assert_true(out.nt_attach);
+	assert_double_exact(out.nt_value, 3.75e10);
+
+	/* unknown link: nothing to attach, weights still from T */
+	in[1] = node_path(0, GBPS(200));
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ 1.25e10, 2.5e10 },
+		      (const uint32_t[]){ 1, 2 });
+	assert_int_equal(out.t_action, FARE_ADV_KEEP);
+	assert_false(out.nt_attach);
+
+	/* FARE-7 ECMP: still not touching T */
+	in[1] = node_path(GBPS(200), 0);
+	in[1].t_state = FARE_PB_ABSENT;
+	compute(in, 2, &params);
+	assert_ecmp(2, FARE_REASON_PATH_WITHOUT_PB, 1, FARE_ADV_KEEP);
+	assert_true(out.nt_attach);
+	assert_double_exact(out.nt_value, 3.75e10);
+}
+
+/* FARE-9: spine in another PoD, paths from super-spines */
+static void test_fare9_from_super_spine(void **state)
+{
+	struct fare_path_in in[2] = { ss_path(GBPS(100), 1e10),
+				      ss_path(GBPS(100), 5e10) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	in[0].t_state = FARE_PB_PRESENT;
+	in[0].t_bw = 3e10;
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ 1e10, 1.25e10 },
+		      (const uint32_t[]){ 4, 5 });
+	assert_int_equal(out.t_action, FARE_ADV_KEEP);
+	assert_false(out.nt_attach);
+
+	/* option: lower T to the sum when that is smaller */
+	params.lower_transitive = true;
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, 2.25e10);
+
+	in[0].t_bw = 2e10;
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_int_equal(out.t_action, FARE_ADV_KEEP);
+
+	/* one without a non-transitive value: ECMP, keep */
+	in[1].nt_state = FARE_PB_ABSENT;
+	compute(in, 2, &params);
+	assert_ecmp(2, FARE_REASON_SUPER_SPINE_WITHOUT_NT, 1, FARE_ADV_KEEP);
+
+	/* one not from a super-spine at all */
+	in[1] = node_path(GBPS(100), FLT_MAX);
+	compute(in, 2, &params);
+	assert_ecmp(2, FARE_REASON_SUPER_SPINE_WITHOUT_NT, 1, FARE_ADV_KEEP);
+}
+
+/* limits that cannot hold one member per path */
+static void test_weights_unfit(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX),
+				      node_path(GBPS(100), FLT_MAX),
+				      node_path(GBPS(200), FLT_MAX) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	params.limits.max_members = 2;
+	compute(in, 3, &params);
+	assert_false(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_WEIGHTS_UNFIT);
+	/* plain ECMP: no per-path values, and what ECMP can carry is
+	 * advertised: n x the smallest w (3 x 100G), not the WCMP sum.
+	 */
+	assert_result(3, (const double[]){ 0, 0, 0 }, NULL);
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, 3.75e10);
+}
+
+static void test_no_path(void **state)
+{
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	compute(NULL, 0, &params);
+	assert_false(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_PATH_WITHOUT_PB);
+	assert_int_equal(out.t_action, FARE_ADV_STRIP);
+
+	params.role = FARE_ROLE_SUPER_SPINE;
+	compute(NULL, 0, &params);
+	assert_false(out.wcmp);
+	assert_int_equal(out.t_action, FARE_ADV_KEEP);
+	assert_false(out.nt_attach);
+}
+
+static void assert_name(const char *s)
+{
+	assert_non_null(s);
+	assert_true(s[0] != '\0');
+	assert_string_not_equal(s, "unknown");
+}
+
+static void test_strings(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < FARE_REASON_MAX; i++)
+		assert_name(fare_reason_str(i));
+	for (i = FARE_PB_ABSENT; i <= FARE_PB_CONFLICT; i++)
+		assert_name(fare_pb_state_str(i));
+	for (i = FARE_ADV_REPLACE; i <= FARE_ADV_STRIP; i++)
+		assert_name(fare_adv_action_str(i));
+	assert_string_equal(fare_reason_str(FARE_REASON_MAX), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fare4_min_and_reduce),
+		cmocka_unit_test(test_fare5_sum_64),
+		cmocka_unit_test(test_fare6_multihoming),
+		cmocka_unit_test(test_fare7_all_or_nothing),
+		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_fare8_super_spine),
+		cmocka_unit_test(test_fare9_from_super_spine),
+		cmocka_unit_test(test_weights_unfit),
+		cmocka_unit_test(test_no_path),
+		cmocka_unit_test(test_strings),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_basic.py: the bgpd_fare module on two routers.
+
+r1 (AS 65001) --- r2 (AS 65002)
+
+r1 loads the module and originates 172.16.1.0/24 and 2001:db8:1::/64 with
+a transitive Path Bandwidth of 400 Gb/s (FARE-2, `bgp fare originate 400G`).
+r2 shows the community decoded in FRR's own route display, text and JSON
+(FARE-1), and its FARE view of the path: link bandwidth from the neighbor
+override (FARE-3), weight min(link, Path Bandwidth) (FARE-4).
+"""
+
+import os
+import sys
+import pytest
+
+CWD = os.path.dirname(os.path.realpath(__file__))
+sys.path.append(os.path.join(CWD, ".."))
+
+# pylint: disable=C0413
+from lib.topogen import Topogen, get_topogen
+from fare_common import DAEMONS_FARE, GBPS, vtysh_json, wait_json
+
+pytestmark = [pytest.mark.bgpd]
+
+
+def build_topo(tgen):
+    tgen.add_router("r1")
+    tgen.add_router("r2")
+    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
+
+
+def setup_module(mod):
+    tgen = Topogen(build_topo, mod.__name__)
+    tgen.start_topology()
+    for rname, router in tgen.routers().items():
+        router.load_frr_config(os.path.join(CWD, "{}.conf".format(rname)), DAEMONS_FARE)
+    tgen.start_router()
+
+
+def teardown_module(_mod):
+    get_topogen().stop_topology()
+
+
+def _skip_on_failure():
+    tgen = get_topogen()
+    if tgen.routers_have_failure():
+        pytest.skip(tgen.errors)
+    return tgen
+
+
+def test_module_loaded_and_show_bgp_fare():
+    "bgpd -M fare loads; `show bgp fare json` reports version and config."
+    tgen = _skip_on_failure()
+    r1, r2 = tgen.gears["r1"], tgen.gears["r2"]
+
+    assert "bgpd_fare" in r1.vtysh_cmd("show modules")
+
+    j = vtysh_json(r1, "show bgp fare json")
+    assert j["module"] == "bgpd_fare"
+    assert j["version"] == "0.1.0"
+    assert j["localAs"] == 65001
+    assert j["config"]["enabled"] is True
+    assert j["config"]["mode"] == "draft"
+    assert j["config"]["pathBandwidthSubType"] == 0x30
+    assert j["config"]["originate"] is True
+    assert j["config"]["originateBytesPerSec"] == 400 * GBPS
+
+    j = vtysh_json(r2, "show bgp fare json")
+    assert j["config"]["originate"] is False
+    assert j["config"]["neighbors"] == {
+        "10.0.0.1": {
+            "linkBandwidthBytesPerSec": 100 * GBPS,
+            "linkBandwidthBytesPerSecText": "100.000 Gbps",
+            "boundary": False,
+            "superSpine": False,
+        }
+    }
+
+    text = r2.vtysh_cmd("show bgp fare")
+    assert "State: enabled, mode draft" in text
+    assert "Neighbor 10.0.0.1: link-bandwidth 100.000 Gbps" in text
+
+
+@pytest.mark.parametrize(
+    "afi,prefix", [("ipv4", "172.16.1.0/24"), ("ipv6", "2001:db8:1::/64")]
+)
+def test_path_bandwidth_decoded_in_frr_display(afi, prefix):
+    "FRR's `show bgp` prints the Path Bandwidth decoded, text and JSON (FARE-1)."
+    tgen = _skip_on_failure()
+    r2 = tgen.gears["r2"]
+
+    expected = {
+        "prefix": prefix,
+        "paths": [{"extendedCommunity": {"string": "PB:65001:400.000 Gbps"}}],
+    }
+    result = wait_json(r2, "show bgp {} unicast {} json".format(afi, prefix), expected)
+    assert result is None, "decoded Path Bandwidth missing: {}".format(result)
+
+    text = r2.vtysh_cmd("show bgp {} unicast {}".format(afi, prefix))
+    assert "Extended Community: PB:65001:400.000 Gbps" in text
+    assert "UNK" not in text
+
+
+@pytest.mark.parametrize(
+    "afi,prefix", [("ipv4", "172.16.1.0/24"), ("ipv6", "2001:db8:1::/64")]
+)
+def test_fare_view_of_received_path(afi, prefix):
+    "r2 weighs the path by min(link 100G, Path Bandwidth 400G) (FARE-3/4/5)."
+    tgen = _skip_on_failure()
+    r2 = tgen.gears["r2"]
+    peer = "10.0.0.1" if afi == "ipv4" else "2001:db8::1"
+    link_source = "configured" if afi == "ipv4" else "interface speed"
+    link_bw = 100 * GBPS if afi == "ipv4" else 10 * GBPS  # veth: 10000 Mb/s
+
+    expected = {
+        "prefixes": {
+            prefix: {
+                "local": False,
+                "wcmp": True,
+                "reason": "weighted by Path Bandwidth",
+                "advertised": {
+                    "transitive": "replace",
+                    "transitiveBytesPerSec": link_bw,
+                },
+                "paths": [
+                    {
+                        "peer": peer,
+                        "interface": "r2-eth0",
+                        "linkBandwidthBytesPerSec": link_bw,
+                        "linkBandwidthSource": link_source,
+                        "transitive": {
+                            "state": "present",
+                            "bytesPerSec": 400 * GBPS,
+                        },
+                        "nonTransitive": {"state": "absent"},
+                        "pathBandwidthBytesPerSec": link_bw,
+                        "weight": 1,
+                    }
+                ],
+            }
+        }
+    }
+    result = wait_json(r2, "show bgp {} fare {} json".format(afi, prefix), expected)
+    assert result is None, "unexpected FARE view: {}".format(result)
+
+    j = vtysh_json(r1 := tgen.gears["r1"], "show bgp {} fare {} json".format(afi, prefix))
+    assert j["prefixes"][prefix]["local"] is True
+    assert j["prefixes"][prefix]["advertised"] == {
+        "transitive": "originate",
+        "transitiveBytesPerSec": 400 * GBPS,
+        "transitiveBytesPerSecText": "400.000 Gbps",
+    }
+
+
+def test_running_config_written_back():
+    "Every knob set is written back by `show running-config`."
+    tgen = _skip_on_failure()
+    r1_cfg = tgen.gears["r1"].vtysh_cmd("show running-config")
+    r2_cfg = tgen.gears["r2"].vtysh_cmd("show running-config")
+    assert "\n bgp fare\n" in r1_cfg
+    assert "\n bgp fare originate 400G\n" in r1_cfg
+    assert "\n bgp fare\n" in r2_cfg
+    assert "\n neighbor 10.0.0.1 fare link-bandwidth 100G\n" in r2_cfg
+
+
+@pytest.mark.parametrize("value", ["-5", "nan", "inf", "0", "12Q", "1e999G"])
+def test_bad_bandwidth_rejected(value):
+    "A bad bandwidth is refused with a clear error and changes nothing."
+    tgen = _skip_on_failure()
+    r2 = tgen.gears["r2"]
+    out = r2.vtysh_cmd(
+        "configure terminal\nrouter bgp 65002\nneighbor 10.0.0.1 fare link-bandwidth {}\n".format(
+            value
+        )
+    )
+    assert "% Invalid bandwidth '{}'".format(value) in out
+    j = vtysh_json(r2, "show bgp fare json")
+    assert j["config"]["neighbors"]["10.0.0.1"]["linkBandwidthBytesPerSec"] == 100 * GBPS
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))

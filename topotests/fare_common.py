@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+Helpers shared by the FARE topotests: daemon start with the module, JSON
+polling, and reading nexthop-group weights back from the kernel.
+
+The tests run under FRR's own topotest library (lib.topogen), from FRR's
+tests/topotests/ directory where scripts/setup-test-env.sh links them.
+"""
+
+import json
+import os
+import sys
+import time
+
+from lib.topogen import TopoRouter  # noqa: E402
+from lib import topotest  # noqa: E402
+
+GBPS = 1e9 / 8  # bytes per second in one Gb/s
+
+DAEMONS_FARE = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
+DAEMONS_PLAIN = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, None)]
+
+
+def vtysh_json(router, cmd):
+    out = router.vtysh_cmd(cmd)
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {"_unparsed": out}
+
+
+def wait_json(router, cmd, expected, count=60, wait=1):
+    """Poll `cmd` until its JSON contains `expected` (topotest.json_cmp)."""
+    test_func = lambda: topotest.json_cmp(vtysh_json(router, cmd), expected)
+    _, result = topotest.run_and_expect(test_func, None, count=count, wait=wait)
+    return result
+
+
+def wait_for(func, expected, count=60, wait=1):
+    """Poll func() until it returns expected; return the last value."""
+    value = None
+    for _ in range(count):
+        value = func()
+        if value == expected:
+            return value
+        time.sleep(wait)
+    return value
+
+
+def kernel_weights(router, prefix, ipv6=False):
+    """Weights of the kernel nexthop group of `prefix` in `router`'s
+    namespace, as {device: weight}. Plain (non-group) multipath routes and
+    single nexthops are read too, so a test sees what the kernel forwards
+    with whatever way zebra installed it."""
+    fam = "-6" if ipv6 else "-4"
+    routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
+    if not routes:
+        return {}
+    route = routes[0]
+    weights = {}
+    if "nhid" in route:
+        nhg = json.loads(router.run("ip -j nexthop show id {}".format(route["nhid"])))[0]
+        members = nhg.get("group") or [{"id": route["nhid"], "weight": 1}]
+        for m in members:
+            nh = json.loads(router.run("ip -j nexthop show id {}".format(m["id"])))[0]
+            weights[nh["dev"]] = m.get("weight", 1)
+        return weights
+    if "nexthops" in route:
+        for nh in route["nexthops"]:
+            weights[nh["dev"]] = nh.get("weight", 1)
+        return weights
+    weights[route["dev"]] = 1
+    return weights
+
+
+def reduced(weights):
+    """Ratio of a {key: weight} dict in lowest terms, for comparisons."""
+    from math import gcd
+    from functools import reduce
+
+    if not weights:
+        return {}
+    g = reduce(gcd, weights.values())
+    return {k: v // g for k, v in weights.items()}
