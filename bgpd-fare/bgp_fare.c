@@ -27,6 +27,7 @@
 #include "bgpd/bgp_mpath.h"
 #include "bgpd/bgp_route.h"
 #include "bgpd/bgp_table.h"
+#include "bgpd/bgp_updgrp.h"
 #include "bgpd/bgp_zebra.h"
 
 #include "bgpd/fare/bgp_fare.h"
@@ -403,6 +404,16 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 	fare_prefix_compute_internal(fi, dest, best, fp, false);
 }
 
+/* A value for the wire: sums of "max" values exceed the largest float, and
+ * converting those to float is undefined; they stay "max" (FARE-2).
+ */
+static float fare_wire_float(double bytes_per_sec)
+{
+	if (bytes_per_sec >= FARE_PATHBW_MAX_BYTES_PER_SEC)
+		return FARE_PATHBW_MAX_BYTES_PER_SEC;
+	return (float)bytes_per_sec;
+}
+
 static bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi)
 {
 	return pi->peer == bgp->peer_self || pi->type != ZEBRA_ROUTE_BGP ||
@@ -553,7 +564,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		if (!fi->originate)
 			return 0;
 		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
-				   (float)fi->originate_bw);
+				   fare_wire_float(fi->originate_bw));
 		fare_attr_rewrite(attr, fi->subtype, true, true, ec_t, NULL);
 		fare_counters.originated++;
 		return 0;
@@ -565,7 +576,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	switch (fp->out.t_action) {
 	case FARE_ADV_REPLACE: /* FARE-5 */
 		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
-				   (float)fp->out.t_value);
+				   fare_wire_float(fp->out.t_value));
 		strip_t = true;
 		add_t = ec_t;
 		fare_counters.replaced++;
@@ -583,7 +594,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	strip_nt = true;
 	if (fp->out.nt_attach) { /* FARE-8 */
 		fare_pathbw_encode(ec_nt, false, fi->subtype, bgp->as,
-				   (float)fp->out.nt_value);
+				   fare_wire_float(fp->out.nt_value));
 		add_nt = ec_nt;
 		fare_counters.nt_attached++;
 	}
@@ -677,6 +688,20 @@ static int fare_if_update(struct interface *ifp)
 	return 0;
 }
 
+/* FARE-11: boundary peers get a different attribute (stripped), so they
+ * must not share an update-group with fabric peers.
+ */
+static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi,
+				  safi_t safi)
+{
+	struct fare_instance *fi = fare_instance_find(peer->bgp);
+
+	if (!fi || !fare_afi_safi(afi, safi))
+		return 0;
+	return fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY) ? 1
+									   : 0;
+}
+
 static int fare_bgp_delete(struct bgp *bgp)
 {
 	struct fare_instance *fi = fare_instance_find(bgp);
@@ -717,6 +742,7 @@ static int bgp_fare_module_init(void)
 	hook_register(bgp_ecommunity_unknown_str, fare_ecommunity_str);
 	hook_register(bgp_zebra_nexthop_weights, fare_zebra_nexthop_weights);
 	hook_register(bgp_route_announce_attr, fare_announce_attr);
+	hook_register(bgp_updgrp_peer_class, fare_updgrp_peer_class);
 	hook_register(bgp_inst_delete, fare_bgp_delete);
 	hook_register(if_up, fare_if_update);
 	hook_register(frr_late_init, fare_late_init);

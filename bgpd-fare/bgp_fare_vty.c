@@ -17,6 +17,7 @@
 #include "bgpd/bgp_debug.h"
 #include "bgpd/bgp_route.h"
 #include "bgpd/bgp_table.h"
+#include "bgpd/bgp_updgrp.h"
 #include "bgpd/bgp_vty.h"
 
 #include "bgpd/fare/bgp_fare.h"
@@ -186,6 +187,31 @@ static struct fare_peer_cfg *fare_vty_peer_cfg(struct vty *vty,
 	return fare_peer_cfg_get(*fip, fare_peer_cfg_name(peer));
 }
 
+static void fare_peer_reannounce(struct peer *peer)
+{
+	update_group_adjust_peer_afs(peer);
+	if (peer_established(peer->connection)) {
+		peer_clear_soft(peer, AFI_IP, SAFI_UNICAST, BGP_CLEAR_SOFT_OUT);
+		peer_clear_soft(peer, AFI_IP6, SAFI_UNICAST, BGP_CLEAR_SOFT_OUT);
+	}
+}
+
+static void fare_vty_peer_reannounce(struct vty *vty, const char *neighbor)
+{
+	struct peer *peer = peer_and_group_lookup_vty(vty, neighbor);
+	struct peer *member;
+	struct listnode *node;
+
+	if (!peer)
+		return;
+	if (!CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP)) {
+		fare_peer_reannounce(peer);
+		return;
+	}
+	for (ALL_LIST_ELEMENTS_RO(peer->group->peer, node, member))
+		fare_peer_reannounce(member);
+}
+
 DEFPY(neighbor_fare_link_bw, neighbor_fare_link_bw_cmd,
       "neighbor <A.B.C.D|X:X::X:X|WORD>$neighbor fare link-bandwidth WORD$bw",
       NEIGHBOR_STR NEIGHBOR_ADDR_STR2 FARE_STR
@@ -245,17 +271,11 @@ DEFPY(neighbor_fare_flag, neighbor_fare_flag_cmd,
 	}
 	fare_instance_refresh(fi, boundary ? "boundary changed"
 					   : "super-spine changed");
-	/* What a boundary peer was sent must be sent again, stripped. */
-	if (boundary) {
-		struct peer *peer = peer_and_group_lookup_vty(vty, neighbor);
-
-		if (peer && !CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
-			peer_clear_soft(peer, AFI_IP, SAFI_UNICAST,
-					BGP_CLEAR_SOFT_OUT);
-		if (peer && !CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
-			peer_clear_soft(peer, AFI_IP6, SAFI_UNICAST,
-					BGP_CLEAR_SOFT_OUT);
-	}
+	/* A boundary peer leaves (or joins) its update-group, and what it
+	 * was sent is sent again (FARE-11).
+	 */
+	if (boundary)
+		fare_vty_peer_reannounce(vty, neighbor);
 	return CMD_SUCCESS;
 }
 

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Validate yang/frr-bgp-fare.yang with yanglint from the project's libyang
+# build, strictly: the module must compile with no warning at all, a
+# complete example configuration must validate (strict data parsing), and
+# data that breaks the model's constraints must be refused.
+#
+# BUILD: the build directory (default: build/ at the top of the checkout).
+# Prints one closing line, "1 passed, 0 failed" or "0 passed, 1 failed",
+# and exits non-zero on failure.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-"$(dirname "$0")/../../build"}
+model="$top/yang/frr-bgp-fare.yang"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "check-yang: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+yanglint=""
+for cand in "$BUILD/libyang-install/bin/yanglint" \
+	"$BUILD/libyang-build/yanglint"; do
+	if [ -x "$cand" ]; then
+		yanglint=$cand
+		break
+	fi
+done
+[ -n "$yanglint" ] ||
+	fail "yanglint not found under $BUILD (libyang-install/bin or libyang-build): build libyang first"
+
+# The shared library next to the binary we use.
+libdir=$(cd "$(dirname "$yanglint")" && pwd)
+[ -d "$libdir/../lib" ] && libdir="$libdir/../lib"
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+[ -f "$model" ] || fail "$model is missing"
+
+# yanglint, with anything it says on stderr (warnings included) kept apart.
+# -D: no implicit search directories, only the model and libyang's
+# built-in modules (ietf-inet-types).
+lint() {
+	"$yanglint" -D "$@" 2>"$tmp/stderr" >"$tmp/stdout"
+}
+
+# 1. The schema compiles, without a single warning.
+lint -f tree "$model" ||
+	fail "schema does not compile: $(cat "$tmp/stderr")"
+[ ! -s "$tmp/stderr" ] ||
+	fail "schema warnings: $(cat "$tmp/stderr")"
+
+# Header statements as the project names them.
+grep -q '^module frr-bgp-fare {' "$model" || fail "module name is not frr-bgp-fare"
+grep -q 'yang-version 1.1;' "$model" || fail "not YANG 1.1"
+grep -q 'namespace "http://frrouting.org/yang/bgp-fare";' "$model" ||
+	fail "wrong namespace"
+grep -q 'prefix frr-bgp-fare;' "$model" || fail "wrong prefix"
+grep -Eq '^[[:space:]]*augment[[:space:]]' "$model" && fail "the module must not augment other modules"
+
+# 2. A configuration using every node validates (strict parsing: an
+#    unknown node is an error).
+cat >"$tmp/good.json" <<'EOF'
+{
+  "frr-bgp-fare:fare": {
+    "instance": [
+      {
+        "vrf": "default",
+        "enabled": true,
+        "originate": {
+          "bandwidth": "max"
+        },
+        "role": "node",
+        "lower-transitive": false,
+        "path-bandwidth": {
+          "sub-type": 48
+        },
+        "wcmp": {
+          "max-members": 128
+        },
+        "multihoming": [
+          {
+            "prefix-list": "DUAL-HOMED",
+            "factor": 2
+          }
+        ],
+        "neighbor": [
+          {
+            "name": "10.0.0.1",
+            "link-bandwidth": "400000000000"
+          },
+          {
+            "name": "2001:db8::1",
+            "super-spine": true
+          },
+          {
+            "name": "swp1",
+            "link-bandwidth": "100000000000"
+          },
+          {
+            "name": "EXTERNAL",
+            "boundary": true
+          }
+        ]
+      },
+      {
+        "vrf": "blue",
+        "enabled": true,
+        "originate": {
+          "bandwidth": "800000000000"
+        },
+        "role": "super-spine",
+        "lower-transitive": true,
+        "path-bandwidth": {
+          "sub-type": 49
+        }
+      }
+    ]
+  }
+}
+EOF
+lint -t config "$model" "$tmp/good.json" ||
+	fail "valid configuration refused: $(cat "$tmp/stderr")"
+[ ! -s "$tmp/stderr" ] ||
+	fail "warnings on a valid configuration: $(cat "$tmp/stderr")"
+
+# Defaults as the module's (sub-type 0x30, 512 members, role node).
+cat >"$tmp/min.json" <<'EOF'
+{ "frr-bgp-fare:fare": { "instance": [ { "vrf": "default" } ] } }
+EOF
+lint -t config -f json -d all "$model" "$tmp/min.json" ||
+	fail "minimal configuration refused: $(cat "$tmp/stderr")"
+for want in '"sub-type": 48' '"max-members": 512' '"role": "node"' \
+	'"enabled": false'; do
+	grep -qF "$want" "$tmp/stdout" ||
+		fail "default missing or different: $want"
+done
+
+# 3. Data outside the model's ranges is refused.
+bad() {
+	local name=$1 instance=$2
+
+	printf '{ "frr-bgp-fare:fare": { "instance": [ %s ] } }\n' \
+		"$instance" >"$tmp/bad-$name.json"
+	if lint -t config "$model" "$tmp/bad-$name.json"; then
+		fail "invalid configuration accepted ($name): $instance"
+	fi
+}
+bad factor-zero '{ "vrf": "default", "multihoming": [ { "prefix-list": "P", "factor": 0 } ] }'
+bad factor-too-big '{ "vrf": "default", "multihoming": [ { "prefix-list": "P", "factor": 1025 } ] }'
+bad factor-missing '{ "vrf": "default", "multihoming": [ { "prefix-list": "P" } ] }'
+bad members-zero '{ "vrf": "default", "wcmp": { "max-members": 0 } }'
+bad members-too-big '{ "vrf": "default", "wcmp": { "max-members": 65536 } }'
+bad sub-type-too-big '{ "vrf": "default", "path-bandwidth": { "sub-type": 256 } }'
+bad link-bw-zero '{ "vrf": "default", "neighbor": [ { "name": "10.0.0.1", "link-bandwidth": "0" } ] }'
+bad originate-junk '{ "vrf": "default", "originate": { "bandwidth": "fast" } }'
+bad role-unknown '{ "vrf": "default", "role": "spine" }'
+bad unknown-node '{ "vrf": "default", "mode": "averaged" }'
+bad vrf-too-long '{ "vrf": "0123456789012345678901234567890123456" }'
+
+echo "1 passed, 0 failed"
+exit 0
