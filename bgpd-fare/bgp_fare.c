@@ -247,7 +247,7 @@ uint8_t fare_display_subtype(void)
 /* ------------------------------------------------------------------ */
 
 static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest,
-			 const char *what)
+			 const char *what, const char *detail)
 {
 	static time_t window;
 	static unsigned int in_window;
@@ -259,7 +259,9 @@ static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest,
 		in_window = 0;
 	}
 	if (in_window++ < 10)
-		zlog_warn("FARE: %pBP: %pBD: %s", peer, dest, what);
+		zlog_warn("FARE: %pBP: %pBD: %s%s%s%s", peer, dest, what,
+			  detail ? " (" : "", detail ? detail : "",
+			  detail ? ")" : "");
 }
 
 /* Read the Path Bandwidth of one type (transitive or not) from attr. */
@@ -292,8 +294,9 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 			if (count)
 				fare_log_bad(peer, dest,
 					     transitive
-						     ? "invalid transitive Path Bandwidth ignored"
-						     : "invalid non-transitive Path Bandwidth ignored");
+						     ? "transitive Path Bandwidth ignored"
+						     : "non-transitive Path Bandwidth ignored",
+					     fare_bw_class_name(pb.class));
 			continue;
 		}
 		if (!found) {
@@ -312,7 +315,8 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 		if (count) {
 			fare_counters.conflicting++;
 			fare_log_bad(peer, dest,
-				     "conflicting Path Bandwidth values ignored");
+				     "conflicting Path Bandwidth values ignored",
+				     NULL);
 		}
 	} else if (found) {
 		/* A usable value next to an unusable one: the usable one. */

@@ -47,11 +47,12 @@ def wait_for(func, expected, count=60, wait=1):
     return value
 
 
-def kernel_weights(router, prefix, ipv6=False):
+def kernel_weights(router, prefix, ipv6=False, key="dev"):
     """Weights of the kernel nexthop group of `prefix` in `router`'s
-    namespace, as {device: weight}. Plain (non-group) multipath routes and
-    single nexthops are read too, so a test sees what the kernel forwards
-    with whatever way zebra installed it."""
+    namespace, as {device: weight} (key="gateway": {gateway: weight}).
+    Plain (non-group) multipath routes and single nexthops are read too, so
+    a test sees what the kernel forwards with whatever way zebra installed
+    it."""
     fam = "-6" if ipv6 else "-4"
     routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
     if not routes:
@@ -63,13 +64,13 @@ def kernel_weights(router, prefix, ipv6=False):
         members = nhg.get("group") or [{"id": route["nhid"], "weight": 1}]
         for m in members:
             nh = json.loads(router.run("ip -j nexthop show id {}".format(m["id"])))[0]
-            weights[nh["dev"]] = m.get("weight", 1)
+            weights[nh[key]] = m.get("weight", 1)
         return weights
     if "nexthops" in route:
         for nh in route["nexthops"]:
-            weights[nh["dev"]] = nh.get("weight", 1)
+            weights[nh[key]] = nh.get("weight", 1)
         return weights
-    weights[route["dev"]] = 1
+    weights[route[key]] = 1
     return weights
 
 
