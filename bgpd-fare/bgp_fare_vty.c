@@ -587,6 +587,9 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 			json_object *jpath = json_object_new_object();
 
 			json_object_string_add(jpath, "peer", pi->peer->host);
+			if (pi->peer->hostname)
+				json_object_string_add(jpath, "hostname",
+						       pi->peer->hostname);
 			json_object_string_add(jpath, "interface",
 					       ifp ? ifp->name : "");
 			json_object_boolean_add(jpath, "bestpath", i == 0);
@@ -608,9 +611,11 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 		} else {
 			char who[64];
 
-			snprintf(who, sizeof(who), "%s%s%s%s", pi->peer->host,
-				 ifp ? " (" : "", ifp ? ifp->name : "",
-				 ifp ? ")" : "");
+			/* "spine1(to-s1)", "10.0.0.1(r2-eth0)" */
+			snprintf(who, sizeof(who), "%s(%s)",
+				 pi->peer->hostname ? pi->peer->hostname
+						    : pi->peer->host,
+				 ifp ? ifp->name : pi->peer->host);
 			fare_bw_format(b1, sizeof(b1), in->link_bw);
 			fare_pb_text(b2, sizeof(b2), in->t_state, in->t_bw);
 			fare_pb_text(b3, sizeof(b3), in->nt_state, in->nt_bw);

@@ -31,13 +31,20 @@ echo "=== topotests ==="
 cd "$BUILD/frr/tests/topotests"
 tests=()
 for t in "$TOP"/topotests/fare_*/; do
-	tests+=("$(basename "$t")")
+	t=$(basename "$t")
+	[ "$t" = fare_traffic ] || tests+=("$t")
 done
 tests+=(bgp_link_bw_ip)
-set +e
-PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/bin/python3 -m pytest -p no:cacheprovider \
-	-o log_cli=false "${tests[@]}" "$@"
-rc=$?
-set -e
-[ $rc -ne 5 ] || { echo "pytest collected no test" >&2; exit 1; }
+run_pytest() {
+	local rc=0
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/bin/python3 -m pytest \
+		-p no:cacheprovider -o log_cli=false "$@" || rc=$?
+	[ $rc -ne 5 ] || { echo "pytest collected no test" >&2; rc=1; }
+	return $rc
+}
+rc=0
+run_pytest "${tests[@]}" "$@" || rc=1
+# The traffic test last and on its own, with its measured split printed
+# (-rP) right before the closing summary line.
+run_pytest -rP fare_traffic "$@" || rc=1
 exit $rc

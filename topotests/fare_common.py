@@ -83,3 +83,13 @@ def reduced(weights):
         return {}
     g = reduce(gcd, weights.values())
     return {k: v // g for k, v in weights.items()}
+
+
+def report(text):
+    """Print `text` and append it to the file named by $FARE_REPORT, which
+    the demo and the test runner show after pytest's own output."""
+    print(text)
+    out = os.environ.get("FARE_REPORT")
+    if out:
+        with open(out, "a") as f:
+            f.write(text + "\n")

@@ -3,7 +3,7 @@
 """
 The FARE demo (scripts/demo.sh): a 3-stage fabric, 4 spines and 3 leaves,
 800G links except one degraded to 400G (leaf1-spine4), hosts h1 and h2.
-It prints, for the remote leaf2: the Path Bandwidth per path, the kernel
+It shows, for the remote leaf2: the Path Bandwidth per path, the kernel
 weights, and the traffic split measured with 4000 UDP flows next to what
 plain ECMP gives. It reuses the traffic topotest's fabric and measurement.
 """
@@ -16,21 +16,46 @@ TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
 sys.path.append(TOPOTESTS)
 sys.path.append(os.path.join(TOPOTESTS, "fare_traffic"))
 
-# pylint: disable=C0413,W0401,W0614
-from test_fare_traffic import *  # noqa: F401,F403  (fabric, setup, tests)
-from test_fare_traffic import setup_module, teardown_module  # noqa: F401
+# pylint: disable=C0413
+from lib.topogen import get_topogen
+from fare_common import kernel_weights, report, wait_for
+import test_fare_traffic as traffic
+
+build_topo = traffic.build_topo
+setup_module = traffic.setup_module
+teardown_module = traffic.teardown_module
 
 
 def test_show_leaf2():
-    "Print what an operator sees on leaf2."
+    "What an operator sees on leaf2, the remote leaf."
     tgen = get_topogen()
     leaf2 = tgen.gears["leaf2"]
-    print("\n=== leaf2# show bgp ipv4 fare 172.16.1.0/24")
-    print(leaf2.vtysh_cmd("show bgp ipv4 fare 172.16.1.0/24"))
-    print("=== leaf2# show bgp ipv4 unicast 172.16.1.0/24 (FRR's display, decoded)")
-    print(leaf2.vtysh_cmd("show bgp ipv4 unicast 172.16.1.0/24"))
-    print("=== leaf2$ ip route show 172.16.1.0/24; ip nexthop")
-    print(leaf2.run("ip route show 172.16.1.0/24"))
-    nhid = leaf2.run("ip -j route show 172.16.1.0/24 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0][\"nhid\"])'").strip()
-    print(leaf2.run("ip nexthop show id {}".format(nhid)))
-    print(leaf2.run("ip nexthop show | grep -v group"))
+    exp = {"to-s1": 2, "to-s2": 2, "to-s3": 2, "to-s4": 1}
+    assert wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), exp, count=90) == exp
+    nhid = leaf2.run(
+        "ip -j route show 172.16.1.0/24 | /usr/bin/python3 -c "
+        "'import json,sys; print(json.load(sys.stdin)[0][\"nhid\"])'"
+    ).strip()
+    report(
+        "\n".join(
+            [
+                "FARE demo: 3-stage fabric, 4 spines, 3 leaves, 800G links,",
+                "leaf1-spine4 degraded to 400G. The view from leaf2 towards h1 behind leaf1.",
+                "",
+                "leaf2# show bgp ipv4 fare 172.16.1.0/24",
+                leaf2.vtysh_cmd("show bgp ipv4 fare 172.16.1.0/24").rstrip(),
+                "",
+                "leaf2# show bgp ipv4 unicast 172.16.1.0/24   (FRR's display, community decoded)",
+                leaf2.vtysh_cmd("show bgp ipv4 unicast 172.16.1.0/24").rstrip(),
+                "",
+                "leaf2$ ip route show 172.16.1.0/24; ip nexthop show id {}".format(nhid),
+                leaf2.run("ip route show 172.16.1.0/24").rstrip(),
+                leaf2.run("ip nexthop show id {}".format(nhid)).rstrip(),
+            ]
+        )
+    )
+
+
+test_weights_in_kernel = traffic.test_weights_in_kernel
+test_traffic_split_follows_weights = traffic.test_traffic_split_follows_weights
+test_plain_ecmp_shows_the_imbalance = traffic.test_plain_ecmp_shows_the_imbalance

@@ -21,7 +21,7 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, vtysh_json, wait_json
+from fare_common import DAEMONS_FARE, GBPS, vtysh_json, wait_for, wait_json
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -76,7 +76,13 @@ def test_module_loaded_and_show_bgp_fare():
             "linkBandwidthBytesPerSecText": "100.000 Gbps",
             "boundary": False,
             "superSpine": False,
-        }
+        },
+        "FAB": {
+            "linkBandwidthBytesPerSec": 200 * GBPS,
+            "linkBandwidthBytesPerSecText": "200.000 Gbps",
+            "boundary": False,
+            "superSpine": False,
+        },
     }
 
     text = r2.vtysh_cmd("show bgp fare")
@@ -112,8 +118,9 @@ def test_fare_view_of_received_path(afi, prefix):
     tgen = _skip_on_failure()
     r2 = tgen.gears["r2"]
     peer = "10.0.0.1" if afi == "ipv4" else "2001:db8::1"
-    link_source = "configured" if afi == "ipv4" else "interface speed"
-    link_bw = 100 * GBPS if afi == "ipv4" else 10 * GBPS  # veth: 10000 Mb/s
+    link_source = "configured"
+    # IPv4: the neighbor's own override; IPv6: inherited from peer-group FAB
+    link_bw = 100 * GBPS if afi == "ipv4" else 200 * GBPS
 
     expected = {
         "prefixes": {
@@ -164,6 +171,43 @@ def test_running_config_written_back():
     assert "\n bgp fare originate 400G\n" in r1_cfg
     assert "\n bgp fare\n" in r2_cfg
     assert "\n neighbor 10.0.0.1 fare link-bandwidth 100G\n" in r2_cfg
+    assert "\n neighbor FAB fare link-bandwidth 200G\n" in r2_cfg
+
+
+def _ipv6_link(r2):
+    p = vtysh_json(r2, "show bgp ipv6 fare 2001:db8:1::/64 json")["prefixes"]["2001:db8:1::/64"]
+    return p["paths"][0]["linkBandwidthBytesPerSec"] / GBPS, p["paths"][0]["linkBandwidthSource"]
+
+
+def test_peer_group_inheritance_and_neighbor_override():
+    "A member inherits the peer-group's link bandwidth; its own setting wins; without both, the interface speed."
+    tgen = _skip_on_failure()
+    r2 = tgen.gears["r2"]
+    assert _ipv6_link(r2) == (200, "configured")
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nneighbor 2001:db8::1 fare link-bandwidth 50G\n")
+    assert wait_for(lambda: _ipv6_link(r2), (50, "configured")) == (50, "configured")
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nno neighbor 2001:db8::1 fare link-bandwidth\n")
+    assert wait_for(lambda: _ipv6_link(r2), (200, "configured")) == (200, "configured")
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nno neighbor FAB fare link-bandwidth\n")
+    # veth reports 10000 Mb/s
+    assert wait_for(lambda: _ipv6_link(r2), (10, "interface speed")) == (10, "interface speed")
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nneighbor FAB fare link-bandwidth 200G\n")
+    assert wait_for(lambda: _ipv6_link(r2), (200, "configured")) == (200, "configured")
+
+
+def test_debug_bgp_fare_logs():
+    "`debug bgp fare` logs each weight decision and is written back."
+    tgen = _skip_on_failure()
+    r2 = tgen.gears["r2"]
+    r2.vtysh_cmd("configure terminal\ndebug bgp fare\n")
+    assert "debug bgp fare" in r2.vtysh_cmd("show running-config")
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nneighbor 10.0.0.1 fare link-bandwidth 25G\n")
+    log = os.path.join(tgen.logdir, "r2", "bgpd.log")
+    line = "FARE: 172.16.1.0/24: 1 path(s), weighted by Path Bandwidth, weights 1"
+    assert wait_for(lambda: line in open(log).read(), True) is True
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nneighbor 10.0.0.1 fare link-bandwidth 100G\n")
+    r2.vtysh_cmd("configure terminal\nno debug bgp fare\n")
+    assert "debug bgp fare" not in r2.vtysh_cmd("show running-config")
 
 
 @pytest.mark.parametrize("value", ["-5", "nan", "inf", "0", "12Q", "1e999G"])

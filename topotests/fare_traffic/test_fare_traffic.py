@@ -31,7 +31,7 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json
+from fare_common import DAEMONS_FARE, GBPS, kernel_weights, report, vtysh_json, wait_for
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -166,12 +166,7 @@ def print_report():
             worst_fare, worst_ecmp, 100 * overload
         )
     )
-    report = "\n".join(lines)
-    print(report)
-    out = os.environ.get("FARE_REPORT")
-    if out:
-        with open(out, "a") as f:
-            f.write(report + "\n")
+    report("\n".join(lines))
 
 
 if __name__ == "__main__":
