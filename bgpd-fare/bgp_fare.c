@@ -9,6 +9,7 @@
  * bandwidth of sessions.
  */
 #include <zebra.h>
+#include <math.h>
 
 #include "command.h"
 #include "if.h"
@@ -21,8 +22,10 @@
 #include "lib/version.h"
 
 #include "bgpd/bgpd.h"
+#include "bgpd/bgp_aspath.h"
 #include "bgpd/bgp_attr.h"
 #include "bgpd/bgp_debug.h"
+#include "bgpd/bgp_fsm.h"
 #include "bgpd/bgp_ecommunity.h"
 #include "bgpd/bgp_mpath.h"
 #include "bgpd/bgp_route.h"
@@ -36,6 +39,7 @@ DEFINE_MGROUP(FARE, "bgpd FARE");
 DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
 DEFINE_MTYPE_STATIC(FARE, FARE_PEER_CFG, "FARE neighbor configuration");
 DEFINE_MTYPE_STATIC(FARE, FARE_IF_STATE, "FARE interface bandwidth");
+DEFINE_MTYPE_STATIC(FARE, FARE_LINK_STATE, "FARE link hold-down");
 
 struct fare_counters fare_counters;
 unsigned long fare_debug;
@@ -75,6 +79,41 @@ static void fare_peer_cfg_free(void *arg)
 	XFREE(MTYPE_FARE_PEER_CFG, pc);
 }
 
+static void fare_link_state_free(void *arg)
+{
+	struct fare_link_state *st = arg;
+
+	event_cancel(&st->t_hold);
+	XFREE(MTYPE_FARE_LINK_STATE, st->name);
+	XFREE(MTYPE_FARE_LINK_STATE, st);
+}
+
+static struct fare_link_state *fare_link_state_find(struct fare_instance *fi,
+						    const char *name)
+{
+	struct listnode *node;
+	struct fare_link_state *st;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->link_states, node, st))
+		if (strmatch(st->name, name))
+			return st;
+	return NULL;
+}
+
+static struct fare_link_state *fare_link_state_get(struct fare_instance *fi,
+						   const char *name)
+{
+	struct fare_link_state *st = fare_link_state_find(fi, name);
+
+	if (st)
+		return st;
+	st = XCALLOC(MTYPE_FARE_LINK_STATE, sizeof(*st));
+	st->fi = fi;
+	st->name = XSTRDUP(MTYPE_FARE_LINK_STATE, name);
+	listnode_add(fi->link_states, st);
+	return st;
+}
+
 static void fare_multihoming_free(void *arg)
 {
 	struct fare_multihoming *mh = arg;
@@ -96,6 +135,10 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 	fi->role = FARE_ROLE_NODE;
 	fi->subtype = FARE_PATHBW_SUBTYPE_DEFAULT;
 	fi->max_members = FARE_MAX_MEMBERS_DEFAULT;
+	fi->mode = FARE_MODE_DRAFT;
+	fi->hold_down = FARE_HOLD_DOWN_DEFAULT;
+	fi->link_states = list_new();
+	fi->link_states->del = fare_link_state_free;
 	fi->peers = list_new();
 	fi->peers->del = fare_peer_cfg_free;
 	fi->multihoming = list_new();
@@ -107,6 +150,7 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 static void fare_instance_free(struct fare_instance *fi)
 {
 	listnode_delete(fare_instances, fi);
+	list_delete(&fi->link_states);
 	list_delete(&fi->peers);
 	list_delete(&fi->multihoming);
 	XFREE(MTYPE_FARE_INSTANCE, fi);
@@ -208,8 +252,8 @@ bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag)
  * zebra, else the speed zebra reports (a LAG's drops when a member
  * fails). 0 when the session has no interface (multihop).
  */
-double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
-			 const char **source)
+static double fare_peer_link_bw_raw(struct fare_instance *fi,
+				    struct peer *peer, const char **source)
 {
 	struct fare_peer_cfg *pc;
 	struct interface *ifp;
@@ -230,6 +274,34 @@ double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
 	}
 	*source = "unknown";
 	return 0;
+}
+
+/* The link bandwidth paths from this neighbor are weighted with: the raw
+ * one, or lower while an increase waits out its hold-down (WP-7).
+ */
+double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
+			 const char **source, bool *held)
+{
+	double bw = fare_peer_link_bw_raw(fi, peer, source);
+	struct fare_link_state *st;
+
+	if (held)
+		*held = false;
+	st = fi ? fare_link_state_find(fi, fare_peer_cfg_name(peer)) : NULL;
+	if (st && st->t_hold && !st->recovering && st->held_bw < bw) {
+		bw = st->held_bw;
+		if (held)
+			*held = true;
+	}
+	return bw;
+}
+
+static bool fare_peer_recovering(struct fare_instance *fi, struct peer *peer)
+{
+	struct fare_link_state *st;
+
+	st = fare_link_state_find(fi, fare_peer_cfg_name(peer));
+	return st && st->t_hold && st->recovering;
 }
 
 /* Sub-type used to name Path Bandwidth communities in FRR's displays:
@@ -362,6 +434,7 @@ static void fare_prefix_compute_internal(struct fare_instance *fi,
 					 struct fare_prefix *fp, bool count)
 {
 	struct fare_prefix_params params = {
+		.mode = fi->mode,
 		.role = fi->role,
 		.lower_transitive = fi->lower_transitive,
 		.limits = { .max_weight = FARE_MAX_WEIGHT,
@@ -381,7 +454,9 @@ static void fare_prefix_compute_internal(struct fare_instance *fi,
 		memset(in, 0, sizeof(*in));
 		fp->paths[fp->n] = pi;
 		in->link_bw = fare_peer_link_bw(fi, peer,
-						&fp->link_source[fp->n]);
+						&fp->link_source[fp->n],
+						&fp->link_held[fp->n]);
+		in->held_down = fare_peer_recovering(fi, peer);
 		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state,
 			       &in->t_bw, peer, dest, count);
 		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state,
@@ -427,6 +502,91 @@ static bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi)
 static bool fare_afi_safi(afi_t afi, safi_t safi)
 {
 	return (afi == AFI_IP || afi == AFI_IP6) && safi == SAFI_UNICAST;
+}
+
+/* WP-2: the interfaces a route is advertised on, excluding those it was
+ * received on: established sessions of the address family, not the
+ * sources of its equal-cost paths, not boundary peers, and not peers
+ * that would drop it (their AS is in the path).
+ */
+unsigned int fare_eligible_outgoing(struct fare_instance *fi,
+				    struct bgp_dest *dest,
+				    const struct fare_prefix *fp, afi_t afi)
+{
+	struct aspath *aspath = fp->n ? fp->paths[0]->attr->aspath : NULL;
+	struct listnode *node;
+	struct peer *peer;
+	unsigned int n_out = 0;
+	size_t i;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
+		if (!peer_established(peer->connection) ||
+		    !peer->afc_nego[afi][SAFI_UNICAST])
+			continue;
+		for (i = 0; i < fp->n; i++)
+			if (fp->paths[i]->peer == peer)
+				break;
+		if (i < fp->n)
+			continue;
+		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY))
+			continue;
+		if (aspath && aspath_loop_check(aspath, peer->as) > 0)
+			continue;
+		n_out++;
+	}
+	return n_out;
+}
+
+/* Averaged mode sends each outgoing session its own value (WP-1/2): the
+ * peers' update-groups follow their link bandwidths.
+ */
+void fare_instance_regroup(struct fare_instance *fi)
+{
+	struct listnode *node;
+	struct peer *peer;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer))
+		update_group_adjust_peer_afs(peer);
+}
+
+static void fare_hold_down_expire(struct event *event)
+{
+	struct fare_link_state *st = EVENT_ARG(event);
+	struct fare_instance *fi = st->fi;
+
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s: hold-down ended", fi->bgp->name_pretty,
+			   st->name);
+	st->recovering = false;
+	fare_instance_refresh(fi, "hold-down ended");
+}
+
+/* WP-7: keep using `held_bw` (0 and recovering for a re-established
+ * session) for the hold-down; restarted by every further increase.
+ */
+static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer,
+				 double held_bw, bool recovering)
+{
+	struct fare_link_state *st;
+
+	st = fare_link_state_get(fi, fare_peer_cfg_name(peer));
+	if (st->t_hold) {
+		if (held_bw < st->held_bw)
+			st->held_bw = held_bw;
+		st->recovering |= recovering;
+	} else {
+		st->held_bw = held_bw;
+		st->recovering = recovering;
+	}
+	event_cancel(&st->t_hold);
+	event_add_timer(bm->master, fare_hold_down_expire, st, fi->hold_down,
+			&st->t_hold);
+	fare_counters.held_down++;
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %pBP: %s, held for %us", peer,
+			   recovering ? "session re-established"
+				      : "link bandwidth increased",
+			   fi->hold_down);
 }
 
 /* ------------------------------------------------------------------ */
@@ -531,15 +691,23 @@ static void fare_attr_rewrite(struct attr *attr, uint8_t subtype,
 }
 
 static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
-			      struct peer *peer, afi_t afi, safi_t safi,
+			      struct update_subgroup *subgrp,
+			      struct peer *conf, afi_t afi, safi_t safi,
 			      struct attr *attr)
 {
+	/* A neighbor the attribute goes to: the update-group's copy of the
+	 * configuration keeps the interface of whichever peer created the
+	 * group, and all members share our class (fare_updgrp_peer_class).
+	 */
+	struct peer_af *paf = subgrp ? LIST_FIRST(&subgrp->peers) : NULL;
+	struct peer *peer = paf ? paf->peer : conf;
 	struct bgp *bgp = peer->bgp;
 	struct fare_instance *fi = fare_instance_find(bgp);
 	uint8_t ec_t[FARE_ECOMM_SIZE], ec_nt[FARE_ECOMM_SIZE];
 	struct fare_prefix *fp;
 	bool strip_t = false, strip_nt = false;
 	const uint8_t *add_t = NULL, *add_nt = NULL;
+	const char *src;
 
 	if (!fi || !fare_afi_safi(afi, safi))
 		return 0;
@@ -564,11 +732,18 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		return 0;
 
 	if (fare_route_is_local(bgp, pi)) {
-		/* FARE-2: the originating leaf fills in the maximum. */
+		double value = fi->originate_bw;
+
+		/* FARE-2: the originating leaf fills in the maximum; WP-1:
+		 * in averaged mode, the line rate of the outgoing interface.
+		 */
 		if (!fi->originate)
 			return 0;
+		if (fi->mode == FARE_MODE_AVERAGED)
+			value = fare_averaged_advertised(
+				value, 1, fare_peer_link_bw(fi, peer, &src, NULL));
 		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
-				   fare_wire_float(fi->originate_bw));
+				   fare_wire_float(value));
 		fare_attr_rewrite(attr, fi->subtype, true, true, ec_t, NULL);
 		fare_counters.originated++;
 		return 0;
@@ -578,7 +753,12 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	fare_prefix_compute_internal(fi, dest, pi, fp, false);
 
 	switch (fp->out.t_action) {
-	case FARE_ADV_REPLACE: /* FARE-5 */
+	case FARE_ADV_REPLACE: /* FARE-5; WP-2 in averaged mode */
+		if (fi->mode == FARE_MODE_AVERAGED)
+			fp->out.t_value = fare_averaged_advertised(
+				fp->out.t_value,
+				fare_eligible_outgoing(fi, dest, fp, afi),
+				fare_peer_link_bw(fi, peer, &src, NULL));
 		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
 				   fare_wire_float(fp->out.t_value));
 		strip_t = true;
@@ -623,6 +803,11 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	afi_t afi;
 	unsigned long count = 0;
 
+	/* Peers whose update-group class changed move first (boundary,
+	 * averaged mode's per-link values).
+	 */
+	fare_instance_regroup(fi);
+
 	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
 		struct bgp_table *table = bgp->rib[afi][SAFI_UNICAST];
 
@@ -655,7 +840,7 @@ static int fare_if_update(struct interface *ifp)
 	struct fare_if_state *st = NULL;
 	struct fare_instance *fi;
 	struct peer *peer;
-	uint64_t bps;
+	uint64_t bps, old_bps;
 
 	bps = (uint64_t)(ifp->bandwidth ? ifp->bandwidth : ifp->speed) *
 	      1000000ULL;
@@ -677,17 +862,26 @@ static int fare_if_update(struct interface *ifp)
 		zlog_debug("FARE: %s bandwidth %" PRIu64 " -> %" PRIu64
 			   " bit/s",
 			   ifp->name, st->bandwidth_bps, bps);
+	old_bps = st->bandwidth_bps;
 	st->bandwidth_bps = bps;
 
 	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
+		bool affected = false;
+
 		if (!fi->enabled)
 			continue;
 		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, pnode, peer)) {
-			if (peer->nexthop.ifp == ifp || peer->ifp == ifp) {
-				fare_instance_refresh(fi, "link bandwidth changed");
-				break;
-			}
+			if (peer->nexthop.ifp != ifp && peer->ifp != ifp)
+				continue;
+			affected = true;
+			/* WP-7: an increase waits; an override is not ours */
+			if (bps > old_bps && fi->hold_down &&
+			    !fare_peer_flag(fi, peer, FARE_PEER_LINK_BW))
+				fare_hold_down_start(fi, peer,
+						     (double)old_bps / 8, false);
 		}
+		if (affected)
+			fare_instance_refresh(fi, "link bandwidth changed");
 	}
 	return 0;
 }
@@ -700,10 +894,36 @@ static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi,
 {
 	struct fare_instance *fi = fare_instance_find(peer->bgp);
 
+	const char *src;
+	uint32_t class;
+
 	if (!fi || !fare_afi_safi(afi, safi))
 		return 0;
-	return fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY) ? 1
-									   : 0;
+	class = fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY);
+	/* WP-1/2: each outgoing line rate gets its own value */
+	if (fi->enabled && fi->mode == FARE_MODE_AVERAGED)
+		class |= (uint32_t)llround(fare_peer_link_bw(fi,
+							     (struct peer *)peer,
+							     &src, NULL) /
+					   1e3)
+			 << 1;
+	return (int)class;
+}
+
+/* WP-7: a session that comes back after a failure carries nothing until
+ * its hold-down ends, so a flapping link does not churn the fabric.
+ */
+static int fare_peer_status_changed(struct peer *peer)
+{
+	struct fare_instance *fi = fare_instance_find(peer->bgp);
+
+	/* established again: peer->established counts establishments */
+	if (!fi || !fi->enabled || !fi->hold_down || peer->established <= 1 ||
+	    peer->connection->status != Established ||
+	    peer->connection->ostatus == Established)
+		return 0;
+	fare_hold_down_start(fi, peer, 0, true);
+	return 0;
 }
 
 static int fare_bgp_delete(struct bgp *bgp)
@@ -747,6 +967,7 @@ static int bgp_fare_module_init(void)
 	hook_register(bgp_zebra_nexthop_weights, fare_zebra_nexthop_weights);
 	hook_register(bgp_route_announce_attr, fare_announce_attr);
 	hook_register(bgp_updgrp_peer_class, fare_updgrp_peer_class);
+	hook_register(peer_status_changed, fare_peer_status_changed);
 	hook_register(bgp_inst_delete, fare_bgp_delete);
 	hook_register(if_up, fare_if_update);
 	hook_register(frr_late_init, fare_late_init);

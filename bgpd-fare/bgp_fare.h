@@ -24,6 +24,7 @@
  */
 #define FARE_MAX_WEIGHT 254
 #define FARE_MAX_MEMBERS_DEFAULT 512
+#define FARE_HOLD_DOWN_DEFAULT 10 /* seconds, WP-7 */
 
 /* Per neighbor or peer-group configuration; a neighbor inherits each
  * field it does not set from its peer-group.
@@ -38,6 +39,18 @@ struct fare_peer_cfg {
 	double link_bw; /* bytes/s, FARE-3 override */
 };
 
+/* WP-7: the link bandwidth a neighbor's paths are weighted with, while an
+ * increase (a LAG member back, a session re-established) waits out the
+ * hold-down; decreases apply at once.
+ */
+struct fare_link_state {
+	struct fare_instance *fi;
+	char *name;		/* as fare_peer_cfg_name() */
+	double held_bw;		/* bytes/s used until the hold-down ends */
+	bool recovering;	/* session re-established: counts 0 */
+	struct event *t_hold;
+};
+
 struct fare_multihoming {
 	char *plist; /* IPv4 or IPv6 prefix-list name */
 	uint32_t factor;
@@ -47,6 +60,8 @@ struct fare_multihoming {
 struct fare_instance {
 	struct bgp *bgp;
 	bool enabled;
+	enum fare_mode mode; /* draft (default) or averaged */
+	uint32_t hold_down;  /* seconds before an increase applies (WP-7) */
 	bool originate;	     /* FARE-2 */
 	double originate_bw; /* bytes/s */
 	enum fare_role role; /* FARE-8 */
@@ -54,6 +69,7 @@ struct fare_instance {
 	uint8_t subtype;     /* FARE-1 */
 	uint32_t max_members; /* WP-3 group size limit */
 	struct list *peers;  /* struct fare_peer_cfg */
+	struct list *link_states; /* struct fare_link_state */
 	struct list *multihoming; /* struct fare_multihoming */
 };
 
@@ -68,6 +84,7 @@ struct fare_counters {
 	uint64_t replaced;	/* FARE-5 rewrites */
 	uint64_t stripped_fallback; /* FARE-7: stripped, could not sum */
 	uint64_t nt_attached;	/* FARE-8 */
+	uint64_t held_down;	/* increases delayed by the hold-down (WP-7) */
 	uint64_t wcmp_routes;	/* routes sent to zebra weighted */
 	uint64_t ecmp_routes;	/* routes sent to zebra as plain ECMP */
 };
@@ -83,6 +100,7 @@ struct fare_prefix {
 	uint32_t multihoming;
 	struct bgp_path_info *paths[MULTIPATH_NUM];
 	const char *link_source[MULTIPATH_NUM];
+	bool link_held[MULTIPATH_NUM]; /* in a hold-down (WP-7) */
 	struct fare_path_in in[MULTIPATH_NUM];
 	double path_bw[MULTIPATH_NUM];
 	uint32_t weights[MULTIPATH_NUM];
@@ -103,7 +121,12 @@ extern const char *fare_peer_cfg_name(struct peer *peer);
 extern bool fare_peer_flag(struct fare_instance *fi, struct peer *peer,
 			   uint32_t flag);
 extern double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
-				const char **source);
+				const char **source, bool *held);
+extern unsigned int fare_eligible_outgoing(struct fare_instance *fi,
+					   struct bgp_dest *dest,
+					   const struct fare_prefix *fp,
+					   afi_t afi);
+extern void fare_instance_regroup(struct fare_instance *fi);
 extern uint8_t fare_display_subtype(void);
 
 extern void fare_prefix_compute_dest(struct fare_instance *fi,

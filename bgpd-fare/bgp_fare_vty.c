@@ -77,6 +77,49 @@ DEFPY(bgp_fare_enable, bgp_fare_enable_cmd, "[no] bgp fare",
 	return CMD_SUCCESS;
 }
 
+DEFPY(bgp_fare_mode, bgp_fare_mode_cmd,
+      "[no] bgp fare mode [<draft|averaged>$mode]",
+      NO_STR BGP_STR FARE_STR
+      "Propagation rule\n"
+      "draft-xu-idr-fare: weight min(link, Path Bandwidth), re-advertise the sum (default)\n"
+      "White paper: weight by the received value, re-advertise the sum averaged over the outgoing interfaces\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+	enum fare_mode new_mode;
+
+	if (!no && !mode) {
+		vty_out(vty, "%% Mode required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	new_mode = (!no && strmatch(mode, "averaged"))
+					  ? FARE_MODE_AVERAGED
+					  : FARE_MODE_DRAFT;
+
+	if (fi->mode == new_mode)
+		return CMD_SUCCESS;
+	fi->mode = new_mode;
+	fare_instance_refresh(fi, "mode changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_hold_down, bgp_fare_hold_down_cmd,
+      "[no] bgp fare hold-down [(0-3600)$seconds]",
+      NO_STR BGP_STR FARE_STR
+      "Delay before a link bandwidth increase or a re-established session counts (WP-7)\n"
+      "Seconds (0: at once)\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (!no && !seconds_str) {
+		vty_out(vty, "%% Value required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	fi->hold_down = no ? FARE_HOLD_DOWN_DEFAULT : seconds;
+	return CMD_SUCCESS;
+}
+
 DEFPY(bgp_fare_originate, bgp_fare_originate_cmd,
       "[no] bgp fare originate [WORD$bw]",
       NO_STR BGP_STR FARE_STR
@@ -123,7 +166,7 @@ DEFPY(bgp_fare_lower_transitive, bgp_fare_lower_transitive_cmd,
 }
 
 DEFPY(bgp_fare_subtype, bgp_fare_subtype_cmd,
-      "[no] bgp fare path-bandwidth sub-type (0-255)$subtype",
+      "[no] bgp fare path-bandwidth sub-type [(0-255)$subtype]",
       NO_STR BGP_STR FARE_STR
       "Path Bandwidth extended community (FARE-1)\n"
       "Sub-type (not yet assigned by IANA)\n"
@@ -132,13 +175,17 @@ DEFPY(bgp_fare_subtype, bgp_fare_subtype_cmd,
 	VTY_DECLVAR_CONTEXT(bgp, bgp);
 	struct fare_instance *fi = fare_instance_get(bgp);
 
+	if (!no && !subtype_str) {
+		vty_out(vty, "%% Value required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
 	fi->subtype = no ? FARE_PATHBW_SUBTYPE_DEFAULT : subtype;
 	fare_instance_refresh(fi, "sub-type changed");
 	return CMD_SUCCESS;
 }
 
 DEFPY(bgp_fare_max_members, bgp_fare_max_members_cmd,
-      "[no] bgp fare wcmp max-members (1-65535)$members",
+      "[no] bgp fare wcmp max-members [(1-65535)$members]",
       NO_STR BGP_STR FARE_STR
       "Weighted ECMP groups (WP-3)\n"
       "Largest sum of weights of a group (the data plane's member limit)\n"
@@ -147,6 +194,10 @@ DEFPY(bgp_fare_max_members, bgp_fare_max_members_cmd,
 	VTY_DECLVAR_CONTEXT(bgp, bgp);
 	struct fare_instance *fi = fare_instance_get(bgp);
 
+	if (!no && !members_str) {
+		vty_out(vty, "%% Value required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
 	fi->max_members = no ? FARE_MAX_MEMBERS_DEFAULT : members;
 	fare_instance_refresh(fi, "max-members changed");
 	return CMD_SUCCESS;
@@ -359,7 +410,11 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_string_add(json, "vrf", bgp->name_pretty);
 		json_object_int_add(json, "localAs", bgp->as);
 		json_object_boolean_add(jcfg, "enabled", fi && fi->enabled);
-		json_object_string_add(jcfg, "mode", "draft");
+		json_object_string_add(jcfg, "mode",
+				       fare_mode_str(fi ? fi->mode
+							: FARE_MODE_DRAFT));
+		json_object_int_add(jcfg, "holdDownSeconds",
+				    fi ? fi->hold_down : FARE_HOLD_DOWN_DEFAULT);
 		json_object_string_add(jcfg, "role",
 				       fare_role_str(fi ? fi->role
 							: FARE_ROLE_NODE));
@@ -415,6 +470,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 				    fare_counters.stripped_fallback);
 		json_object_int_add(jcnt, "nonTransitiveAttached",
 				    fare_counters.nt_attached);
+		json_object_int_add(jcnt, "heldDown", fare_counters.held_down);
 		json_object_int_add(jcnt, "wcmpRoutes",
 				    fare_counters.wcmp_routes);
 		json_object_int_add(jcnt, "ecmpRoutes",
@@ -426,9 +482,11 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 
 	vty_out(vty, "FARE %s (bgpd_fare), BGP instance %s, local AS %u\n",
 		FARE_VERSION, bgp->name_pretty, bgp->as);
-	vty_out(vty, "  State: %s, mode draft, role %s\n",
+	vty_out(vty, "  State: %s, mode %s, role %s, hold-down %us\n",
 		fi && fi->enabled ? "enabled" : "disabled",
-		fare_role_str(fi ? fi->role : FARE_ROLE_NODE));
+		fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT),
+		fare_role_str(fi ? fi->role : FARE_ROLE_NODE),
+		fi ? fi->hold_down : FARE_HOLD_DOWN_DEFAULT);
 	vty_out(vty, "  Path Bandwidth sub-type: 0x%02x\n",
 		fi ? fi->subtype : FARE_PATHBW_SUBTYPE_DEFAULT);
 	if (fi && fi->originate) {
@@ -499,6 +557,11 @@ static void fare_pb_text(char *buf, size_t len, enum fare_pb_state state,
 		snprintf(buf, len, "%s", fare_pb_state_str(state));
 }
 
+static afi_t afi_of(struct bgp_dest *dest)
+{
+	return family2afi(bgp_dest_get_prefix(dest)->family);
+}
+
 static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 			     struct bgp_dest *dest, json_object *jprefixes,
 			     struct fare_prefix *fp)
@@ -545,9 +608,23 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 			json_object_string_add(jadv, "transitive",
 					       fare_adv_action_str(
 						       fp->out.t_action));
-			if (fp->out.t_action == FARE_ADV_REPLACE)
+			if (fp->out.t_action == FARE_ADV_REPLACE &&
+			    fi->mode == FARE_MODE_AVERAGED) {
+				/* WP-2: per session, capped by its rate */
+				unsigned int n_out = fare_eligible_outgoing(
+					fi, dest, fp, afi_of(dest));
+
+				fare_bw_json(jadv, "sumBytesPerSec",
+					     fp->out.t_value);
+				json_object_int_add(jadv, "outgoingInterfaces",
+						    n_out);
+				fare_bw_json(jadv, "transitiveBytesPerSec",
+					     fare_averaged_advertised(
+						     fp->out.t_value, n_out, 0));
+			} else if (fp->out.t_action == FARE_ADV_REPLACE) {
 				fare_bw_json(jadv, "transitiveBytesPerSec",
 					     fp->out.t_value);
+			}
 			json_object_boolean_add(jadv, "nonTransitive",
 						fp->out.nt_attach);
 			if (fp->out.nt_attach)
@@ -597,6 +674,10 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 				     in->link_bw);
 			json_object_string_add(jpath, "linkBandwidthSource",
 					       fp->link_source[i]);
+			json_object_boolean_add(jpath, "linkBandwidthHeld",
+						fp->link_held[i]);
+			json_object_boolean_add(jpath, "holdDown",
+						in->held_down);
 			fare_pb_json(jpath, "transitive", in->t_state,
 				     in->t_bw);
 			fare_pb_json(jpath, "nonTransitive", in->nt_state,
@@ -632,7 +713,14 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 		switch (fp->out.t_action) {
 		case FARE_ADV_REPLACE:
 			fare_bw_format(b1, sizeof(b1), fp->out.t_value);
-			vty_out(vty, "  advertised: transitive %s", b1);
+			if (fi->mode == FARE_MODE_AVERAGED)
+				vty_out(vty,
+					"  advertised: transitive %s / %u outgoing interfaces, capped by each line rate",
+					b1,
+					fare_eligible_outgoing(fi, dest, fp,
+							       afi_of(dest)));
+			else
+				vty_out(vty, "  advertised: transitive %s", b1);
 			break;
 		case FARE_ADV_KEEP:
 			vty_out(vty, "  advertised: transitive as received");
@@ -680,7 +768,7 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 		json_object_string_add(json, "afi", v4 ? "ipv4" : "ipv6");
 		json_object_int_add(json, "localAs", bgp->as);
 		json_object_boolean_add(json, "enabled", fi->enabled);
-		json_object_string_add(json, "mode", "draft");
+		json_object_string_add(json, "mode", fare_mode_str(fi->mode));
 	} else {
 		vty_out(vty, "FARE %s, %s unicast, local AS %u: %s\n",
 			bgp->name_pretty, v4 ? "IPv4" : "IPv6", bgp->as,
@@ -727,6 +815,10 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 
 	if (fi->enabled)
 		vty_out(vty, " bgp fare\n");
+	if (fi->mode == FARE_MODE_AVERAGED)
+		vty_out(vty, " bgp fare mode averaged\n");
+	if (fi->hold_down != FARE_HOLD_DOWN_DEFAULT)
+		vty_out(vty, " bgp fare hold-down %u\n", fi->hold_down);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT)
 		vty_out(vty, " bgp fare path-bandwidth sub-type %u\n",
 			fi->subtype);
@@ -769,6 +861,8 @@ void fare_vty_init(void)
 	hook_register(bgp_hook_config_write_debug, fare_config_write_debug);
 
 	install_element(BGP_NODE, &bgp_fare_enable_cmd);
+	install_element(BGP_NODE, &bgp_fare_mode_cmd);
+	install_element(BGP_NODE, &bgp_fare_hold_down_cmd);
 	install_element(BGP_NODE, &bgp_fare_originate_cmd);
 	install_element(BGP_NODE, &bgp_fare_role_cmd);
 	install_element(BGP_NODE, &bgp_fare_lower_transitive_cmd);

@@ -104,10 +104,19 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 				out->reason_path = i;
 				goto ecmp;
 			}
-			/* FARE-4, FARE-6 (divide by k), FARE-10 */
-			path_bw[i] = min_with_link(in[i].link_bw,
-						   in[i].t_bw / k);
+			/* FARE-4, FARE-6 (divide by k), FARE-10; averaged
+			 * mode (WP-3): the received value, which the sender
+			 * already capped by its line rate.
+			 */
+			if (params->mode == FARE_MODE_AVERAGED)
+				path_bw[i] = in[i].t_bw / k;
+			else
+				path_bw[i] = min_with_link(in[i].link_bw,
+							   in[i].t_bw / k);
 		}
+		/* WP-7: a recovering link counts once its hold-down ends */
+		if (in[i].held_down)
+			path_bw[i] = 0;
 		sum += path_bw[i];
 	}
 
@@ -155,6 +164,21 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 
 ecmp:
 	memset(path_bw, 0, n * sizeof(*path_bw));
+}
+
+double fare_averaged_advertised(double sum, unsigned int n_out,
+				double out_link_bw)
+{
+	double avg = n_out > 1 ? sum / n_out : sum;
+
+	if (out_link_bw > 0 && out_link_bw < avg)
+		return out_link_bw;
+	return avg;
+}
+
+const char *fare_mode_str(enum fare_mode mode)
+{
+	return mode == FARE_MODE_AVERAGED ? "averaged" : "draft";
 }
 
 const char *fare_reason_str(enum fare_reason reason)

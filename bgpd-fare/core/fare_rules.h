@@ -32,6 +32,15 @@ struct fare_path_in {
 	double nt_bw;
 	bool from_super_spine; /* received from a super-spine (FARE-9) */
 	bool ignored;	       /* from a boundary peer (FARE-11) */
+	bool held_down; /* session re-established, in its hold-down (WP-7):
+			 * its capacity does not count yet */
+};
+
+/* Propagation rule, per BGP instance (SPEC section 5). */
+enum fare_mode {
+	FARE_MODE_DRAFT,    /* draft-xu-idr-fare: min/sum (FARE-4/5) */
+	FARE_MODE_AVERAGED, /* white paper: received values, averaged out
+			     * over the outgoing interfaces (WP-1..3) */
 };
 
 enum fare_role {
@@ -40,6 +49,7 @@ enum fare_role {
 };
 
 struct fare_prefix_params {
+	enum fare_mode mode;
 	enum fare_role role;
 	uint32_t multihoming;	/* FARE-6 k, >= 1 */
 	bool lower_transitive;	/* FARE-9 option */
@@ -61,7 +71,9 @@ enum fare_reason {
 
 /* What happens to the transitive Path Bandwidth on re-advertisement. */
 enum fare_adv_action {
-	FARE_ADV_REPLACE, /* set to t_value, Global Administrator = local AS */
+	FARE_ADV_REPLACE, /* set to t_value (averaged mode: per outgoing
+			   * session, fare_averaged_advertised()), Global
+			   * Administrator = local AS */
 	FARE_ADV_KEEP,	  /* pass the received one through unchanged */
 	FARE_ADV_STRIP,	  /* remove it: upstream falls back to ECMP (FARE-7) */
 };
@@ -87,7 +99,18 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			 double *path_bw, uint32_t *weights,
 			 struct fare_prefix_out *out);
 
+/*
+ * WP-2: what an intermediate node in averaged mode advertises on one
+ * outgoing session: the sum of the received values averaged over the
+ * n_out eligible outgoing interfaces, capped by that session's line rate
+ * (out_link_bw, 0 = unknown: no cap). WP-1 origination is the same with
+ * sum = the originated value and n_out = 1.
+ */
+double fare_averaged_advertised(double sum, unsigned int n_out,
+				double out_link_bw);
+
 const char *fare_reason_str(enum fare_reason reason);
+const char *fare_mode_str(enum fare_mode mode);
 const char *fare_pb_state_str(enum fare_pb_state state);
 const char *fare_adv_action_str(enum fare_adv_action action);
 

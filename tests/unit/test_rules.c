@@ -335,6 +335,76 @@ static void test_no_path(void **state)
 	assert_false(out.nt_attach);
 }
 
+/* WP-4, the white paper's worked example, in averaged mode: Spine1 gets
+ * 50G and 100G from Leaf1 and has 2 outgoing links (L5, L6) -> 75G each;
+ * Spine2 gets 100G + 100G -> 100G each; Leaf2 installs 3:3:4:4.
+ */
+static void test_averaged_mode_wp4(void **state)
+{
+	struct fare_path_in spine1[2] = { node_path(GBPS(50), GBPS(50)),
+					  node_path(GBPS(100), GBPS(100)) };
+	struct fare_path_in spine2[2] = { node_path(GBPS(100), GBPS(100)),
+					  node_path(GBPS(100), GBPS(100)) };
+	struct fare_path_in leaf2[4] = { node_path(GBPS(100), GBPS(75)),
+					 node_path(GBPS(100), GBPS(75)),
+					 node_path(GBPS(100), GBPS(100)),
+					 node_path(GBPS(100), GBPS(100)) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	params.mode = FARE_MODE_AVERAGED;
+	compute(spine1, 2, &params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ GBPS(50), GBPS(100) },
+		      (const uint32_t[]){ 1, 2 });
+	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
+	assert_double_exact(out.t_value, GBPS(150));
+	assert_double_exact(fare_averaged_advertised(out.t_value, 2, GBPS(100)),
+			    GBPS(75));
+	compute(spine2, 2, &params);
+	assert_double_exact(fare_averaged_advertised(out.t_value, 2, GBPS(100)),
+			    GBPS(100));
+	compute(leaf2, 4, &params);
+	assert_result(4,
+		      (const double[]){ GBPS(75), GBPS(75), GBPS(100),
+					GBPS(100) },
+		      (const uint32_t[]){ 3, 3, 4, 4 });
+	/* averaged mode does not take the min() with the receiving link */
+	leaf2[2].link_bw = GBPS(10);
+	compute(leaf2, 4, &params);
+	assert_int_equal(weights[2], 4);
+}
+
+static void test_averaged_advertised(void **state)
+{
+	(void)state;
+	/* WP-2: cap by the outgoing line rate */
+	assert_double_exact(fare_averaged_advertised(GBPS(400), 2, GBPS(100)),
+			    GBPS(100));
+	/* WP-1: origination at the line rate, n_out 1 */
+	assert_double_exact(fare_averaged_advertised(3.4e38, 1, GBPS(400)),
+			    GBPS(400));
+	/* unknown outgoing line rate: no cap; no outgoing link: the sum */
+	assert_double_exact(fare_averaged_advertised(GBPS(300), 3, 0), GBPS(100));
+	assert_double_exact(fare_averaged_advertised(GBPS(300), 0, 0), GBPS(300));
+}
+
+/* WP-7: a re-established session in its hold-down carries nothing yet */
+static void test_held_down_path(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(400), 3.4e38),
+				      node_path(GBPS(400), 3.4e38),
+				      node_path(GBPS(800), 3.4e38) };
+
+	(void)state;
+	in[2].held_down = true;
+	compute(in, 3, &node_params);
+	assert_true(out.wcmp);
+	assert_result(3, (const double[]){ GBPS(400), GBPS(400), 0 },
+		      (const uint32_t[]){ 1, 1, 0 });
+	assert_double_exact(out.t_value, GBPS(800));
+}
+
 static void assert_name(const char *s)
 {
 	assert_non_null(s);
@@ -369,6 +439,9 @@ int main(void)
 		cmocka_unit_test(test_weights_unfit),
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_averaged_mode_wp4),
+		cmocka_unit_test(test_averaged_advertised),
+		cmocka_unit_test(test_held_down_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
