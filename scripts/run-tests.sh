@@ -29,10 +29,12 @@ bash "$TOP/tests/yang/check-yang.sh"
 echo "=== topotests ==="
 "$TOP/scripts/setup-test-env.sh"
 cd "$BUILD/frr/tests/topotests"
+# Topotests that measure real traffic print their split: they run last.
+traffic=(fare_traffic fare_wp5)
 tests=()
 for t in "$TOP"/topotests/fare_*/; do
 	t=$(basename "$t")
-	[ "$t" = fare_traffic ] || tests+=("$t")
+	[[ " ${traffic[*]} " == *" $t "* ]] || tests+=("$t")
 done
 tests+=(bgp_link_bw_ip)
 run_pytest() {
@@ -44,7 +46,7 @@ run_pytest() {
 }
 rc=0
 run_pytest "${tests[@]}" "$@" || rc=1
-# The traffic test last and on its own, with its measured split printed
-# (-rP) right before the closing summary line.
-run_pytest -rP fare_traffic "$@" || rc=1
+# The traffic tests last and on their own, with their measured splits
+# printed (-rP) right before the closing summary line.
+run_pytest -rP "${traffic[@]}" "$@" || rc=1
 exit $rc

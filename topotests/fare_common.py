@@ -93,3 +93,30 @@ def report(text):
     if out:
         with open(out, "a") as f:
             f.write(text + "\n")
+
+
+SENDER = os.path.join(os.path.dirname(os.path.realpath(__file__)), "fare_udp_flows.py")
+
+
+def tx_packets(router, ifnames):
+    out = router.run(
+        " ".join("cat /sys/class/net/{}/statistics/tx_packets;".format(i) for i in ifnames)
+    )
+    return dict(zip(ifnames, [int(x) for x in out.split()]))
+
+
+def measure_split(leaf, host, uplinks, dst, flows):
+    """`host` sends `flows` UDP flows (one source port each) to `dst`; the
+    share (%) of `leaf`'s packets on each of its `uplinks`, from the
+    interfaces' tx counters. The leaf must hash by L4
+    (net.ipv4.fib_multipath_hash_policy = 1)."""
+    host.run("ping -c 2 -i 0.2 -W 1 {}".format(dst))  # resolve neighbours first
+    before = tx_packets(leaf, uplinks)
+    sent = int(host.run("/usr/bin/python3 {} {} {}".format(SENDER, dst, flows)).strip())
+    assert sent == flows
+    time.sleep(1)
+    after = tx_packets(leaf, uplinks)
+    delta = {i: after[i] - before[i] for i in uplinks}
+    total = sum(delta.values())
+    assert total >= flows, "lost flows: {} of {} counted".format(total, flows)
+    return {i: 100.0 * delta[i] / total for i in uplinks}

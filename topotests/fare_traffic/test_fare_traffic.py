@@ -31,7 +31,7 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, report, vtysh_json, wait_for
+from fare_common import DAEMONS_FARE, GBPS, kernel_weights, measure_split, report, vtysh_json, wait_for
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -40,7 +40,6 @@ FLOWS = 4000
 UPLINKS = ["to-s1", "to-s2", "to-s3", "to-s4"]
 DEGRADED = {(1, 4): 400}
 FABRIC = Clos3(leaves=3, spines=4, link_gbps=DEGRADED, default_gbps=800, hosts=(1, 2))
-SENDER = os.path.join(CWD, "..", "fare_udp_flows.py")
 
 RESULTS = {}
 
@@ -73,27 +72,8 @@ def _tgen():
     return tgen
 
 
-def _tx(router):
-    out = router.run(
-        " ".join("cat /sys/class/net/{}/statistics/tx_packets;".format(i) for i in UPLINKS)
-    )
-    return dict(zip(UPLINKS, [int(x) for x in out.split()]))
-
-
-def measure_split(tgen):
-    """Send FLOWS flows h2 -> h1; per-uplink share (%) of leaf2's packets."""
-    leaf2, h2 = tgen.gears["leaf2"], tgen.gears["h2"]
-    # resolve neighbours first, so no flow is lost to ARP
-    h2.run("ping -c 2 -i 0.2 -W 1 172.16.1.10")
-    before = _tx(leaf2)
-    sent = int(h2.run("/usr/bin/python3 {} 172.16.1.10 {}".format(SENDER, FLOWS)).strip())
-    assert sent == FLOWS
-    time.sleep(1)
-    after = _tx(leaf2)
-    delta = {i: after[i] - before[i] for i in UPLINKS}
-    total = sum(delta.values())
-    assert total >= FLOWS, "lost flows: {} of {} counted".format(total, FLOWS)
-    return {i: 100.0 * delta[i] / total for i in UPLINKS}, total
+def measure(tgen):
+    return measure_split(tgen.gears["leaf2"], tgen.gears["h2"], UPLINKS, "172.16.1.10", FLOWS)
 
 
 def test_weights_in_kernel():
@@ -113,7 +93,7 @@ def test_weights_in_kernel():
 def test_traffic_split_follows_weights():
     "Measured per-uplink shares are within 3 points of 2:2:2:1 (28.6/28.6/28.6/14.3%)."
     tgen = _tgen()
-    shares, total = measure_split(tgen)
+    shares = measure(tgen)
     RESULTS["fare"] = shares
     weights = RESULTS["weights"]
     wsum = float(sum(weights.values()))
@@ -132,7 +112,7 @@ def test_plain_ecmp_shows_the_imbalance():
     try:
         exp = {"to-s1": 1, "to-s2": 1, "to-s3": 1, "to-s4": 1}
         assert wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), exp) == exp
-        shares, _ = measure_split(tgen)
+        shares = measure(tgen)
         RESULTS["ecmp"] = shares
         for i in UPLINKS:
             assert abs(shares[i] - 25.0) <= 3.0, "{}: {:.1f}%".format(i, shares[i])
