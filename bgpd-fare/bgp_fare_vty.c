@@ -713,13 +713,19 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 		switch (fp->out.t_action) {
 		case FARE_ADV_REPLACE:
 			fare_bw_format(b1, sizeof(b1), fp->out.t_value);
-			if (fi->mode == FARE_MODE_AVERAGED)
-				vty_out(vty,
-					"  advertised: transitive %s / %u outgoing interfaces, capped by each line rate",
-					b1,
-					fare_eligible_outgoing(fi, dest, fp,
-							       afi_of(dest)));
-			else
+			if (fi->mode == FARE_MODE_AVERAGED) {
+				unsigned int n_out = fare_eligible_outgoing(
+					fi, dest, fp, afi_of(dest));
+
+				if (n_out)
+					vty_out(vty,
+						"  advertised: transitive %s / %u outgoing interfaces, capped by each line rate",
+						b1, n_out);
+				else
+					vty_out(vty,
+						"  advertised: transitive %s (no eligible outgoing interface)",
+						b1);
+			} else
 				vty_out(vty, "  advertised: transitive %s", b1);
 			break;
 		case FARE_ADV_KEEP:

@@ -2,7 +2,17 @@
 # The main job: build everything (incremental), start the demo fabric on
 # real FRR daemons in network namespaces, and print what FARE does there.
 # Run as root on Debian 12.
+#
+# usage: scripts/demo.sh [clos|whitepaper] [pytest args...]
+#   clos (default): 3-stage fabric, one degraded link, FARE vs ECMP traffic
+#   whitepaper: the white paper's worked example in averaged mode (WP-4)
 set -euo pipefail
+
+demo=fare_demo
+case "${1:-}" in
+clos) shift ;;
+whitepaper) demo=fare_demo_whitepaper; shift ;;
+esac
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -10,7 +20,7 @@ export BUILD
 
 "$TOP/scripts/build.sh"
 "$TOP/scripts/setup-test-env.sh"
-ln -sfn "$TOP/demo/fare_demo" "$BUILD/frr/tests/topotests/fare_demo"
+ln -sfn "$TOP/demo/$demo" "$BUILD/frr/tests/topotests/$demo"
 
 export FARE_REPORT=$BUILD/demo-report.txt
 rm -f "$FARE_REPORT"
@@ -18,7 +28,7 @@ echo "demo: starting the fabric (log: $BUILD/demo-pytest.log)"
 cd "$BUILD/frr/tests/topotests"
 rc=0
 PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/bin/python3 -m pytest -p no:cacheprovider \
-	-q -o log_cli=false fare_demo "$@" >"$BUILD/demo-pytest.log" 2>&1 || rc=$?
+	-q -o log_cli=false "$demo" "$@" >"$BUILD/demo-pytest.log" 2>&1 || rc=$?
 echo
 cat "$FARE_REPORT" 2>/dev/null || true
 echo
