@@ -9,16 +9,41 @@ tests/topotests/ directory where scripts/setup-test-env.sh links them.
 
 import json
 import os
-import sys
 import time
 
-from lib.topogen import TopoRouter  # noqa: E402
+import pytest
+
+from lib.topogen import Topogen, TopoRouter, get_topogen  # noqa: E402
 from lib import topotest  # noqa: E402
 
 GBPS = 1e9 / 8  # bytes per second in one Gb/s
 
 DAEMONS_FARE = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
 DAEMONS_PLAIN = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, None)]
+
+
+def start_fabric(mod, build_topo, config_of, daemons_of=lambda name: DAEMONS_FARE):
+    """Start the topology of test module `mod` and every router in it with
+    the frr.conf text config_of(name) (kept in the run's log directory)."""
+    tgen = Topogen(build_topo, mod.__name__)
+    tgen.start_topology()
+    confdir = os.path.join(tgen.logdir, "configs")
+    os.makedirs(confdir, exist_ok=True)
+    for name, router in tgen.routers().items():
+        path = os.path.join(confdir, name + ".conf")
+        with open(path, "w") as f:
+            f.write(config_of(name))
+        router.load_frr_config(path, daemons_of(name))
+    tgen.start_router()
+    return tgen
+
+
+def tgen_or_skip():
+    """The running topology, or skip the test when a router has failed."""
+    tgen = get_topogen()
+    if tgen.routers_have_failure():
+        pytest.skip(tgen.errors)
+    return tgen
 
 
 def vtysh_json(router, cmd):

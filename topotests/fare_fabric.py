@@ -196,16 +196,3 @@ class Clos3:
         if name.startswith("leaf"):
             return self.leaf_config(int(name[4:]))
         return self.spine_config(int(name[5:]))
-
-    def write_configs(self, tgen, directory):
-        """Write every router's frr.conf into `directory`; return paths."""
-        import os
-
-        paths = {}
-        os.makedirs(directory, exist_ok=True)
-        for name in tgen.routers():
-            path = os.path.join(directory, "{}.conf".format(name))
-            with open(path, "w") as f:
-                f.write(self.config(name))
-            paths[name] = path
-        return paths

@@ -10,8 +10,6 @@ or, with link_config="interface", with zebra's interface `bandwidth` (what
 a LAG reports, and can change at runtime) (SPEC FARE-3).
 """
 
-import os
-
 
 class Fabric:
     def __init__(self, routers, links, originate=None, extra=None, fare_lines=None,
@@ -100,13 +98,3 @@ class Fabric:
         lines += self.extra.get(name, [])
         lines += ["!"]
         return "\n".join(lines) + "\n"
-
-    def write_configs(self, directory):
-        os.makedirs(directory, exist_ok=True)
-        paths = {}
-        for name in self.routers:
-            path = os.path.join(directory, name + ".conf")
-            with open(path, "w") as f:
-                f.write(self.config(name))
-            paths[name] = path
-        return paths

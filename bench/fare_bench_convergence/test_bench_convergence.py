@@ -33,8 +33,8 @@ TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
 sys.path.append(TOPOTESTS)
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, TopoRouter, get_topogen
-from fare_common import report, wait_for
+from lib.topogen import TopoRouter, get_topogen
+from fare_common import report, start_fabric, wait_for
 from fare_graph import Fabric
 
 SIZES = [int(x) for x in os.environ.get("FARE_BENCH_SIZES", "1,1000,10000").split(",")]
@@ -91,20 +91,19 @@ def build_topo(tgen):
     tgen.add_link(tgen.gears["leaf1"], host, "to-h", "eth0")
 
 
+def _config(name):
+    return "\n".join(PREAMBLE.get(name, [])) + "\n" + FABRIC.config(name)
+
+
+def _daemons(name):
+    daemons = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
+    if name == "leaf1":
+        daemons.append((TopoRouter.RD_SHARP, None))
+    return daemons
+
+
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
-    tgen.start_topology()
-    confdir = os.path.join(tgen.logdir, "configs")
-    os.makedirs(confdir, exist_ok=True)
-    for name, router in tgen.routers().items():
-        path = os.path.join(confdir, name + ".conf")
-        with open(path, "w") as f:
-            f.write("\n".join(PREAMBLE.get(name, [])) + "\n" + FABRIC.config(name))
-        daemons = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
-        if name == "leaf1":
-            daemons.append((TopoRouter.RD_SHARP, None))
-        router.load_frr_config(path, daemons)
-    tgen.start_router()
+    start_fabric(mod, build_topo, _config, _daemons)
 
 
 def teardown_module(_mod):

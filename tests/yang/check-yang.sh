@@ -162,7 +162,7 @@ bad sub-type-too-big '{ "vrf": "default", "path-bandwidth": { "sub-type": 256 } 
 bad link-bw-zero '{ "vrf": "default", "neighbor": [ { "name": "10.0.0.1", "link-bandwidth": "0" } ] }'
 bad originate-junk '{ "vrf": "default", "originate": { "bandwidth": "fast" } }'
 bad role-unknown '{ "vrf": "default", "role": "spine" }'
-bad unknown-node '{ "vrf": "default", "mode": "averaged" }'
+bad unknown-node '{ "vrf": "default", "spray": true }'
 bad vrf-too-long '{ "vrf": "0123456789012345678901234567890123456" }'
 
 echo "1 passed, 0 failed"

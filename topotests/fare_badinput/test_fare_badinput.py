@@ -31,7 +31,7 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json
+from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json, tgen_or_skip
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -63,13 +63,6 @@ def teardown_module(_mod):
     get_topogen().stop_topology()
 
 
-def _tgen():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
-
-
 def _prefix(i):
     return "10.10.{}.0/24".format(i)
 
@@ -84,7 +77,7 @@ def _by_peer(view):
 
 def test_all_routes_arrive():
     "Both sessions up; every prefix present, with 2 paths (11: 1, treat-as-withdraw)."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     for i in range(1, 11):
         exp = {"prefixes": {_prefix(i): {"paths": [{}, {}]}}}
@@ -97,7 +90,7 @@ def test_all_routes_arrive():
 
 def test_valid_pair_is_weighted():
     "Case 1: 100G and 50G -> 2:1 in show and in the kernel."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     v = _view(r1, 1)
     assert v["wcmp"] is True
@@ -110,7 +103,7 @@ def test_valid_pair_is_weighted():
                                         (5, "negative"), (6, "subnormal")])
 def test_unusable_value_falls_back_to_ecmp(case, klass):
     "NaN, infinities, negative, subnormal: ignored as absent -> ECMP, reason shown, counted."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     v = _view(r1, case)
     assert v["wcmp"] is False
@@ -127,7 +120,7 @@ def test_unusable_value_falls_back_to_ecmp(case, klass):
 
 def test_zero_bandwidth_path_gets_no_traffic():
     "Case 7: zero is a value: that path weight 0, left out of the group; the route stays."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     v = _view(r1, 7)
     assert v["wcmp"] is True
@@ -140,7 +133,7 @@ def test_zero_bandwidth_path_gets_no_traffic():
 def test_duplicate_and_conflicting():
     "Case 8: the same value twice counts once (2:1); case 9: two values -> ignored, ECMP."
     # case 8's two communities differ only in their Global Administrator
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     v = _view(r1, 8)
     assert v["wcmp"] is True
@@ -155,7 +148,7 @@ def test_duplicate_and_conflicting():
 
 def test_missing_on_one_path():
     "Case 10: FARE-7, one path without the community -> ECMP for the prefix."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     v = _view(r1, 10)
     assert v["wcmp"] is False
@@ -166,7 +159,7 @@ def test_missing_on_one_path():
 
 def test_no_session_reset_no_crash_and_logged():
     "Sessions never reset, bgpd alive, each bad class logged."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     for peer in (P1, P2):
         j = vtysh_json(r1, "show bgp neighbors {} json".format(peer))[peer]

@@ -21,7 +21,7 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, vtysh_json, wait_for, wait_json
+from fare_common import DAEMONS_FARE, GBPS, vtysh_json, wait_for, wait_json, tgen_or_skip
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -44,16 +44,9 @@ def teardown_module(_mod):
     get_topogen().stop_topology()
 
 
-def _skip_on_failure():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
-
-
 def test_module_loaded_and_show_bgp_fare():
     "bgpd -M fare loads; `show bgp fare json` reports version and config."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r1, r2 = tgen.gears["r1"], tgen.gears["r2"]
 
     assert "bgpd_fare" in r1.vtysh_cmd("show modules")
@@ -95,7 +88,7 @@ def test_module_loaded_and_show_bgp_fare():
 )
 def test_path_bandwidth_decoded_in_frr_display(afi, prefix):
     "FRR's `show bgp` prints the Path Bandwidth decoded, text and JSON (FARE-1)."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r2 = tgen.gears["r2"]
 
     expected = {
@@ -115,7 +108,7 @@ def test_path_bandwidth_decoded_in_frr_display(afi, prefix):
 )
 def test_fare_view_of_received_path(afi, prefix):
     "r2 weighs the path by min(link 100G, Path Bandwidth 400G) (FARE-3/4/5)."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r2 = tgen.gears["r2"]
     peer = "10.0.0.1" if afi == "ipv4" else "2001:db8::1"
     link_source = "configured"
@@ -153,7 +146,7 @@ def test_fare_view_of_received_path(afi, prefix):
     result = wait_json(r2, "show bgp {} fare {} json".format(afi, prefix), expected)
     assert result is None, "unexpected FARE view: {}".format(result)
 
-    j = vtysh_json(r1 := tgen.gears["r1"], "show bgp {} fare {} json".format(afi, prefix))
+    j = vtysh_json(tgen.gears["r1"], "show bgp {} fare {} json".format(afi, prefix))
     assert j["prefixes"][prefix]["local"] is True
     assert j["prefixes"][prefix]["advertised"] == {
         "transitive": "originate",
@@ -164,7 +157,7 @@ def test_fare_view_of_received_path(afi, prefix):
 
 def test_running_config_written_back():
     "Every knob set is written back by `show running-config`."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r1_cfg = tgen.gears["r1"].vtysh_cmd("show running-config")
     r2_cfg = tgen.gears["r2"].vtysh_cmd("show running-config")
     assert "\n bgp fare\n" in r1_cfg
@@ -181,7 +174,7 @@ def _ipv6_link(r2):
 
 def test_peer_group_inheritance_and_neighbor_override():
     "A member inherits the peer-group's link bandwidth; its own setting wins; without both, the interface speed."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r2 = tgen.gears["r2"]
     assert _ipv6_link(r2) == (200, "configured")
     r2.vtysh_cmd("configure terminal\nrouter bgp 65002\nneighbor 2001:db8::1 fare link-bandwidth 50G\n")
@@ -197,7 +190,7 @@ def test_peer_group_inheritance_and_neighbor_override():
 
 def test_debug_bgp_fare_logs():
     "`debug bgp fare` logs each weight decision and is written back."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r2 = tgen.gears["r2"]
     r2.vtysh_cmd("configure terminal\ndebug bgp fare\n")
     assert "debug bgp fare" in r2.vtysh_cmd("show running-config")
@@ -213,7 +206,7 @@ def test_debug_bgp_fare_logs():
 @pytest.mark.parametrize("value", ["-5", "nan", "inf", "0", "12Q", "1e999G"])
 def test_bad_bandwidth_rejected(value):
     "A bad bandwidth is refused with a clear error and changes nothing."
-    tgen = _skip_on_failure()
+    tgen = tgen_or_skip()
     r2 = tgen.gears["r2"]
     out = r2.vtysh_cmd(
         "configure terminal\nrouter bgp 65002\nneighbor 10.0.0.1 fare link-bandwidth {}\n".format(

@@ -39,9 +39,8 @@ CWD = os.path.dirname(os.path.realpath(__file__))
 sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, get_topogen
-from lib import topotest
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json
+from lib.topogen import get_topogen
+from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -141,40 +140,26 @@ def build_topo(tgen):
     tgen.add_link(tgen.gears["leaf4"], tgen.gears["ext"], "to-ext", "to-l4")
 
 
+def config_of(name):
+    if name == "ext":
+        return EXT_CONFIG
+    conf = FABRIC.config(name)
+    if name in ("leaf1", "leaf2"):
+        conf = "\n".join(MH_PLISTS) + "\n" + conf
+    # multipath across different neighbor ASes (multihomed, external)
+    return conf.replace(
+        " no bgp ebgp-requires-policy\n",
+        " no bgp ebgp-requires-policy\n bgp bestpath as-path multipath-relax\n",
+        1,
+    )
+
+
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
-    tgen.start_topology()
-    confdir = os.path.join(tgen.logdir, "configs")
-    os.makedirs(confdir, exist_ok=True)
-    for name, router in tgen.routers().items():
-        if name == "ext":
-            conf = EXT_CONFIG
-        else:
-            conf = FABRIC.config(name)
-            if name in ("leaf1", "leaf2"):
-                conf = "\n".join(MH_PLISTS) + "\n" + conf
-        # multipath across different neighbor ASes (multihomed, external)
-        conf = conf.replace(
-            " no bgp ebgp-requires-policy\n",
-            " no bgp ebgp-requires-policy\n bgp bestpath as-path multipath-relax\n",
-            1,
-        )
-        path = os.path.join(confdir, name + ".conf")
-        with open(path, "w") as f:
-            f.write(conf)
-        router.load_frr_config(path, DAEMONS_FARE)
-    tgen.start_router()
+    start_fabric(mod, build_topo, config_of)
 
 
 def teardown_module(_mod):
     get_topogen().stop_topology()
-
-
-def _tgen():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
 
 
 def _fare_paths(router, afi, prefix):
@@ -197,7 +182,6 @@ def _expected_leaf_view(leaf, dest):
     """FARE-4: w_j = min(link(leaf, spine j), value spine j advertises),
     spine j advertising its own link to the destination leaf (FARE-5)."""
     bw = {j: min(LINKS[(leaf, j)], LINKS[(dest, j)]) for j in range(1, 5)}
-    unit = min(bw.values())
     from math import gcd
     from functools import reduce
 
@@ -207,7 +191,7 @@ def _expected_leaf_view(leaf, dest):
 
 def test_convergence():
     "All 4 leaves see every other leaf's prefix over 4 spines."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     for i in range(1, 5):
         leaf = tgen.gears["leaf{}".format(i)]
         for d in range(1, 5):
@@ -223,7 +207,7 @@ def test_convergence():
 @pytest.mark.parametrize("afi", ["ipv4", "ipv6"])
 def test_spines_weight_and_readvertise(afi):
     "Each spine: one path per leaf prefix, weight 1, re-advertised value = its link (FARE-4/5)."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     for j in range(1, 5):
         spine = tgen.gears["spine{}".format(j)]
         for d in range(1, 5):
@@ -254,7 +238,7 @@ def test_spines_weight_and_readvertise(afi):
 @pytest.mark.parametrize("afi", ["ipv4", "ipv6"])
 def test_leaves_weights_show_and_kernel(afi):
     "Every leaf, every remote leaf prefix: per-path weights in show json and in the kernel."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     for i in range(1, 5):
         leaf = tgen.gears["leaf{}".format(i)]
         for d in range(1, 5):
@@ -272,7 +256,7 @@ def test_leaves_weights_show_and_kernel(afi):
 
 def test_leaf_weights_literal():
     "The headline numbers, written out: leaf2 -> leaf1 is 1:1:2:1, leaf1 -> leaf3 is 1:1:2:2."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     assert kernel_weights(tgen.gears["leaf2"], "172.16.1.0/24") == {
         "to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 1}
     assert kernel_weights(tgen.gears["leaf1"], "2001:db8:3::/64", True) == {
@@ -287,7 +271,7 @@ def test_leaf_weights_literal():
 @pytest.mark.parametrize("afi,prefix", [("ipv4", MULTIHOMED[0]), ("ipv6", MULTIHOMED[1])])
 def test_multihomed_prefix(afi, prefix):
     "FARE-6: spines sum leaf3 (800G) + leaf4 (400G) = 1200G; leaf1/leaf2 divide by 2."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     spine = tgen.gears["spine1"]
     expected = {
         "prefixes": {
@@ -317,7 +301,7 @@ def test_multihomed_prefix(afi, prefix):
 @pytest.mark.parametrize("afi,prefix", [("ipv4", EXTERNAL[0]), ("ipv6", EXTERNAL[1])])
 def test_one_path_without_community_falls_back_to_ecmp(afi, prefix):
     "FARE-7 at the spines for ext's prefix; FARE-11 inbound at leaf3."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     # leaf3 ignores what the boundary peer sent, leaf4 uses it
     leaf3 = _fare_paths(tgen.gears["leaf3"], afi, prefix)
     assert leaf3["wcmp"] is False
@@ -357,7 +341,7 @@ def test_one_path_without_community_falls_back_to_ecmp(afi, prefix):
 @pytest.mark.parametrize("afi", ["ipv4", "ipv6"])
 def test_boundary_peer_never_sees_the_community(afi):
     "FARE-11 outbound: ext gets fabric prefixes from leaf3 without Path Bandwidth, from leaf4 with it."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     ext = tgen.gears["ext"]
     prefix = "172.16.1.0/24" if afi == "ipv4" else "2001:db8:1::/64"
     expected = {"prefix": prefix, "paths": [{}, {}]}
@@ -365,7 +349,6 @@ def test_boundary_peer_never_sees_the_community(afi):
     j = vtysh_json(ext, "show bgp {} unicast {} json".format(afi, prefix))
     by_if = {}
     for path in j["paths"]:
-        ifname = path.get("peer", {}).get("interface") or path.get("peer", {}).get("hostname")
         by_if[path["peer"]["peerId"]] = path.get("extendedCommunity", {}).get("string")
     strings = sorted(str(v) for v in by_if.values())
     assert strings[0] == "None", "leaf3 leaked a Path Bandwidth: {}".format(by_if)
@@ -377,7 +360,7 @@ def test_boundary_peer_never_sees_the_community(afi):
 
 def test_weight_change_replaces_group_without_flap():
     "A link bandwidth change re-weights at once; the kernel route is replaced, never deleted."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf1 = tgen.gears["leaf1"]
     prefix = "172.16.3.0/24"
     assert kernel_weights(leaf1, prefix) == {"to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 2}
@@ -399,7 +382,7 @@ def test_weight_change_replaces_group_without_flap():
 
 def test_interface_bandwidth_from_zebra():
     "FARE-3: without an override, zebra's interface bandwidth is the link bandwidth, changed at runtime."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     prefix = "172.16.1.0/24"
     leaf2.vtysh_cmd(
@@ -423,7 +406,7 @@ def test_interface_bandwidth_from_zebra():
 
 def test_running_config_round_trip():
     "Every FARE line is in running-config, and frr-reload.py finds nothing to change."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf1 = tgen.gears["leaf1"]
     cfg = leaf1.vtysh_cmd("show running-config")
     for line in [

@@ -30,8 +30,8 @@ CWD = os.path.dirname(os.path.realpath(__file__))
 sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json
+from lib.topogen import get_topogen
+from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
 from fare_graph import Fabric
 
 pytestmark = [pytest.mark.bgpd]
@@ -78,23 +78,11 @@ def build_topo(tgen):
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
-    tgen.start_topology()
-    paths = FABRIC.write_configs(os.path.join(tgen.logdir, "configs"))
-    for name, router in tgen.routers().items():
-        router.load_frr_config(paths[name], DAEMONS_FARE)
-    tgen.start_router()
+    start_fabric(mod, build_topo, FABRIC.config)
 
 
 def teardown_module(_mod):
     get_topogen().stop_topology()
-
-
-def _tgen():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
 
 
 def _view(router, afi, prefix):
@@ -112,7 +100,7 @@ AFIS = ["ipv4", "ipv6"]
 @pytest.mark.parametrize("afi", AFIS)
 def test_spines_in_source_pod(afi):
     "FARE-4/5 in PoD A: spa1 advertises 800G, spa2 400G."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     for sp, gbps in (("spa1", 800), ("spa2", 400)):
         exp = {"prefixes": {PREFIX_A[afi]: {"wcmp": True, "advertised": {
             "transitive": "replace", "transitiveBytesPerSec": gbps * GBPS}}}}
@@ -123,7 +111,7 @@ def test_spines_in_source_pod(afi):
 @pytest.mark.parametrize("afi", AFIS)
 def test_super_spines_keep_transitive_attach_non_transitive(afi):
     "FARE-8: transitive value untouched, non-transitive = link towards the advertising spine."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     for ss, t_gbps, nt_gbps in (("ss1a", 800, 800), ("ss1b", 800, 400), ("ss2a", 400, 800)):
         exp = {"prefixes": {PREFIX_A[afi]: {
             "advertised": {"transitive": "keep", "nonTransitive": True,
@@ -141,7 +129,7 @@ def test_super_spines_keep_transitive_attach_non_transitive(afi):
 @pytest.mark.parametrize("afi", AFIS)
 def test_remote_pod_spine_uses_non_transitive(afi):
     "FARE-9: spb1 weighs ss1a:ss1b = min(800,800):min(800,400) = 2:1, keeps the transitive."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     spb1 = tgen.gears["spb1"]
     exp = {"to-ss1a": 2, "to-ss1b": 1}
     got = wait_for(lambda: kernel_weights(spb1, PREFIX_A[afi], afi == "ipv6"), exp, count=60)
@@ -156,7 +144,7 @@ def test_remote_pod_spine_uses_non_transitive(afi):
 @pytest.mark.parametrize("afi", AFIS)
 def test_remote_pod_leaf_uses_transitive(afi):
     "FARE-10: leafb1 weighs spb1:spb2 = 800:400 = 2:1; no non-transitive value reaches it."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leafb1 = tgen.gears["leafb1"]
     exp = {"to-spb1": 2, "to-spb2": 1}
     got = wait_for(lambda: kernel_weights(leafb1, PREFIX_A[afi], afi == "ipv6"), exp, count=60)
@@ -173,7 +161,7 @@ def test_remote_pod_leaf_uses_transitive(afi):
 
 def test_lower_transitive_option():
     "FARE-9 option: spb1 lowers the transitive value to its sum when smaller (200+400 < 800)."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     spb1, leafb1 = tgen.gears["spb1"], tgen.gears["leafb1"]
     ss1a = FABRIC.neighbor("spb1", "ss1a")
     _cfg(spb1, 65020, "bgp fare super-spine-paths lower-transitive",
@@ -194,7 +182,7 @@ def test_lower_transitive_option():
 
 def test_without_super_spine_non_transitive_falls_back_to_ecmp():
     "FARE-9: one super-spine path without a non-transitive value -> ECMP at spb1."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     spb1, ss1b = tgen.gears["spb1"], tgen.gears["ss1b"]
     _cfg(ss1b, 65000, "no bgp fare role super-spine")
     try:

@@ -23,15 +23,14 @@ printed side by side.
 
 import os
 import sys
-import time
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
 sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, measure_split, report, vtysh_json, wait_for
+from lib.topogen import get_topogen
+from fare_common import GBPS, kernel_weights, measure_split, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -49,13 +48,7 @@ def build_topo(tgen):
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
-    tgen.start_topology()
-    confdir = os.path.join(tgen.logdir, "configs")
-    FABRIC.write_configs(tgen, confdir)
-    for name, router in tgen.routers().items():
-        router.load_frr_config(os.path.join(confdir, name + ".conf"), DAEMONS_FARE)
-    tgen.start_router()
+    tgen = start_fabric(mod, build_topo, FABRIC.config)
     leaf2 = tgen.gears["leaf2"]
     leaf2.run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
     leaf2.run("sysctl -w net.ipv6.fib_multipath_hash_policy=1")
@@ -65,20 +58,13 @@ def teardown_module(_mod):
     get_topogen().stop_topology()
 
 
-def _tgen():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
-
-
 def measure(tgen):
     return measure_split(tgen.gears["leaf2"], tgen.gears["h2"], UPLINKS, "172.16.1.10", FLOWS)
 
 
 def test_weights_in_kernel():
     "leaf2 installs 2:2:2:1 for h1's subnet (800,800,800,400 Gb/s)."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     exp = {"to-s1": 2, "to-s2": 2, "to-s3": 2, "to-s4": 1}
     got = wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), exp, count=90)
@@ -92,7 +78,7 @@ def test_weights_in_kernel():
 
 def test_traffic_split_follows_weights():
     "Measured per-uplink shares are within 3 points of 2:2:2:1 (28.6/28.6/28.6/14.3%)."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     shares = measure(tgen)
     RESULTS["fare"] = shares
     weights = RESULTS["weights"]
@@ -106,7 +92,7 @@ def test_traffic_split_follows_weights():
 
 def test_plain_ecmp_shows_the_imbalance():
     "FARE off at leaf2: ECMP 1:1:1:1, a quarter of the flows on the 400G path."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nno bgp fare\n")
     try:

@@ -21,7 +21,6 @@ sums 50 + 100 and averages over its 2 links to leaf2: 75 each; spine2:
 200 / 2 = 100 (WP-2); leaf2 installs 75:75:100:100 = 3:3:4:4 (WP-3/4).
 """
 
-import json
 import os
 import sys
 import time
@@ -31,8 +30,8 @@ CWD = os.path.dirname(os.path.realpath(__file__))
 sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json
+from lib.topogen import get_topogen
+from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
 from fare_graph import Fabric
 
 pytestmark = [pytest.mark.bgpd]
@@ -69,23 +68,11 @@ def build_topo(tgen):
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
-    tgen.start_topology()
-    paths = FABRIC.write_configs(os.path.join(tgen.logdir, "configs"))
-    for name, router in tgen.routers().items():
-        router.load_frr_config(paths[name], DAEMONS_FARE)
-    tgen.start_router()
+    start_fabric(mod, build_topo, FABRIC.config)
 
 
 def teardown_module(_mod):
     get_topogen().stop_topology()
-
-
-def _tgen():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
 
 
 def _leaf2_weights(tgen, afi="ipv4"):
@@ -115,7 +102,7 @@ def _bandwidth(router, ifname, gbps):
 @pytest.mark.parametrize("afi", ["ipv4", "ipv6"])
 def test_wp4_worked_example(afi):
     "WP-4: leaf2 ends with 3:3:4:4 in show and in the kernel."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     _expect(tgen, [3, 3, 4, 4], afi, count=90)
     v = vtysh_json(tgen.gears["leaf2"], "show bgp {} fare {} json".format(afi, PREFIX[afi]))
     paths = {p["interface"]: p for p in v["prefixes"][PREFIX[afi]]["paths"]}
@@ -138,7 +125,7 @@ def test_wp4_worked_example(afi):
 
 def test_wcmp_member_limit():
     "WP-3: with at most 12 members, 3:3:4:4 (14) becomes the best fit 2:2:3:3, exactly in the kernel."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nbgp fare wcmp max-members 12\n")
     try:
@@ -161,7 +148,7 @@ def _updates(tgen):
 
 def test_converged_fabric_is_quiet():
     "WP-7: weights depend on line rates only: no UPDATE for 30 seconds once converged."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     _expect(tgen, [3, 3, 4, 4])
     time.sleep(HOLD_DOWN + 1)
     before = _updates(tgen)
@@ -207,17 +194,17 @@ def _degradation_and_restore(tgen, before, during):
 
 def test_failure_averaged():
     "Averaged: spine2 100 -> 50 per link (100 / 2): leaf2 3:3:4:4 -> 3:3:2:2 -> 3:3:4:4."
-    _failure_and_recovery(_tgen(), [3, 3, 4, 4], [3, 3, 2, 2])
+    _failure_and_recovery(tgen_or_skip(), [3, 3, 4, 4], [3, 3, 2, 2])
 
 
 def test_degradation_averaged():
     "Averaged: spine1 (50 + 50) / 2 = 50: leaf2 3:3:4:4 -> 1:1:2:2 -> back after the hold-down."
-    _degradation_and_restore(_tgen(), [3, 3, 4, 4], [1, 1, 2, 2])
+    _degradation_and_restore(tgen_or_skip(), [3, 3, 4, 4], [1, 1, 2, 2])
 
 
 def test_draft_mode_on_the_same_fabric():
     "Draft mode: leaf2 weighs min(100, spine sums 150 / 200) = 1:1:1:1 with 100G downlinks."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     _all(tgen, "no bgp fare mode averaged")
     _expect(tgen, [1, 1, 1, 1])
     v = vtysh_json(tgen.gears["spine1"], "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
@@ -233,17 +220,17 @@ def test_draft_mode_on_the_same_fabric():
 
 def test_failure_draft():
     "Draft: spine2's sum 200 -> 100: leaf2 3:3:4:4 -> 3:3:2:2 -> back after the hold-down."
-    _failure_and_recovery(_tgen(), [3, 3, 4, 4], [3, 3, 2, 2])
+    _failure_and_recovery(tgen_or_skip(), [3, 3, 4, 4], [3, 3, 2, 2])
 
 
 def test_degradation_draft():
     "Draft: spine1's sum 150 -> 100: leaf2 3:3:4:4 -> 1:1:2:2 -> back after the hold-down."
-    _degradation_and_restore(_tgen(), [3, 3, 4, 4], [1, 1, 2, 2])
+    _degradation_and_restore(tgen_or_skip(), [3, 3, 4, 4], [1, 1, 2, 2])
 
 
 def test_running_config():
     "The mode and hold-down are written back."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     _all(tgen, "bgp fare mode averaged")
     cfg = tgen.gears["leaf2"].vtysh_cmd("show running-config")
     assert "\n bgp fare mode averaged\n" in cfg

@@ -24,8 +24,8 @@ CWD = os.path.dirname(os.path.realpath(__file__))
 sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, kernel_weights, measure_split, report, wait_for
+from lib.topogen import get_topogen
+from fare_common import kernel_weights, measure_split, report, start_fabric, tgen_or_skip, wait_for
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -49,25 +49,12 @@ def build_topo(tgen):
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
-    tgen.start_topology()
-    confdir = os.path.join(tgen.logdir, "configs")
-    FABRIC.write_configs(tgen, confdir)
-    for name, router in tgen.routers().items():
-        router.load_frr_config(os.path.join(confdir, name + ".conf"), DAEMONS_FARE)
-    tgen.start_router()
+    tgen = start_fabric(mod, build_topo, FABRIC.config)
     tgen.gears["leaf2"].run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
 
 
 def teardown_module(_mod):
     get_topogen().stop_topology()
-
-
-def _tgen():
-    tgen = get_topogen()
-    if tgen.routers_have_failure():
-        pytest.skip(tgen.errors)
-    return tgen
 
 
 def _halves(shares):
@@ -76,7 +63,7 @@ def _halves(shares):
 
 def test_weights_1_1_1_1_2_2_2_2():
     "leaf2 weighs the 100G spines 1 and the 200G spines 2, in the kernel."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     got = wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), WEIGHTS, count=90)
     assert got == WEIGHTS
@@ -84,7 +71,7 @@ def test_weights_1_1_1_1_2_2_2_2():
 
 def test_traffic_33_67():
     "Measured: the 100G half carries 33.3%, the 200G half 66.7%, within 3 points."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     shares = measure_split(tgen.gears["leaf2"], tgen.gears["h2"], UPLINKS, "172.16.1.10", FLOWS)
     RESULTS["fare"] = shares
     low, high = _halves(shares)
@@ -94,7 +81,7 @@ def test_traffic_33_67():
 
 def test_plain_ecmp_splits_50_50():
     "FARE off at leaf2: 50 / 50, twice the fair share on the 100G half."
-    tgen = _tgen()
+    tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nno bgp fare\n")
     try:
