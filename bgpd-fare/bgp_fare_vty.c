@@ -758,7 +758,15 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 
 	if (!bgp)
 		return CMD_WARNING;
-	fi = fare_instance_get(bgp);
+	fi = fare_instance_find(bgp);
+	if (!fi) {
+		if (uj)
+			vty_out(vty, "{\"enabled\":false,\"prefixes\":{}}\n");
+		else
+			vty_out(vty, "FARE is not configured on %s\n",
+				bgp->name_pretty);
+		return CMD_SUCCESS;
+	}
 	table = bgp->rib[afi][SAFI_UNICAST];
 
 	if (prefix_str && prefix->family != afi2family(afi)) {
