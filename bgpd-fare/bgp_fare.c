@@ -88,8 +88,7 @@ static void fare_link_state_free(void *arg)
 	XFREE(MTYPE_FARE_LINK_STATE, st);
 }
 
-static struct fare_link_state *fare_link_state_find(struct fare_instance *fi,
-						    const char *name)
+static struct fare_link_state *fare_link_state_find(struct fare_instance *fi, const char *name)
 {
 	struct listnode *node;
 	struct fare_link_state *st;
@@ -100,8 +99,7 @@ static struct fare_link_state *fare_link_state_find(struct fare_instance *fi,
 	return NULL;
 }
 
-static struct fare_link_state *fare_link_state_get(struct fare_instance *fi,
-						   const char *name)
+static struct fare_link_state *fare_link_state_get(struct fare_instance *fi, const char *name)
 {
 	struct fare_link_state *st = fare_link_state_find(fi, name);
 
@@ -157,8 +155,7 @@ static void fare_instance_free(struct fare_instance *fi)
 }
 
 /* Set (factor > 0) or remove (factor 0) a multihoming prefix-list. */
-void fare_multihoming_set(struct fare_instance *fi, const char *plist,
-			  uint32_t factor)
+void fare_multihoming_set(struct fare_instance *fi, const char *plist, uint32_t factor)
 {
 	struct listnode *node;
 	struct fare_multihoming *mh;
@@ -181,8 +178,7 @@ void fare_multihoming_set(struct fare_instance *fi, const char *plist,
 	mh->factor = factor;
 }
 
-struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi,
-					 const char *name)
+struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi, const char *name)
 {
 	struct listnode *node;
 	struct fare_peer_cfg *pc;
@@ -195,8 +191,7 @@ struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi,
 	return NULL;
 }
 
-struct fare_peer_cfg *fare_peer_cfg_get(struct fare_instance *fi,
-					const char *name)
+struct fare_peer_cfg *fare_peer_cfg_get(struct fare_instance *fi, const char *name)
 {
 	struct fare_peer_cfg *pc = fare_peer_cfg_find(fi, name);
 
@@ -225,8 +220,7 @@ const char *fare_peer_cfg_name(struct peer *peer)
 }
 
 /* The neighbor's own setting, else its peer-group's. */
-static struct fare_peer_cfg *fare_peer_cfg_resolve(struct fare_instance *fi,
-						   struct peer *peer,
+static struct fare_peer_cfg *fare_peer_cfg_resolve(struct fare_instance *fi, struct peer *peer,
 						   uint32_t flag)
 {
 	struct fare_peer_cfg *pc;
@@ -252,8 +246,7 @@ bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag)
  * zebra, else the speed zebra reports (a LAG's drops when a member
  * fails). 0 when the session has no interface (multihop).
  */
-static double fare_peer_link_bw_raw(struct fare_instance *fi,
-				    struct peer *peer, const char **source)
+static double fare_peer_link_bw_raw(struct fare_instance *fi, struct peer *peer, const char **source)
 {
 	struct fare_peer_cfg *pc;
 	struct interface *ifp;
@@ -279,8 +272,8 @@ static double fare_peer_link_bw_raw(struct fare_instance *fi,
 /* The link bandwidth paths from this neighbor are weighted with: the raw
  * one, or lower while an increase waits out its hold-down (WP-7).
  */
-double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
-			 const char **source, bool *held)
+double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer, const char **source,
+			 bool *held)
 {
 	double bw = fare_peer_link_bw_raw(fi, peer, source);
 	struct fare_link_state *st;
@@ -318,8 +311,8 @@ uint8_t fare_display_subtype(void)
 /* Reading Path Bandwidth communities of a path                         */
 /* ------------------------------------------------------------------ */
 
-static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest,
-			 const char *what, const char *detail)
+static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest, const char *what,
+			 const char *detail)
 {
 	static time_t window;
 	static unsigned int in_window;
@@ -331,15 +324,13 @@ static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest,
 		in_window = 0;
 	}
 	if (in_window++ < 10)
-		zlog_warn("FARE: %pBP: %pBD: %s%s%s%s", peer, dest, what,
-			  detail ? " (" : "", detail ? detail : "",
-			  detail ? ")" : "");
+		zlog_warn("FARE: %pBP: %pBD: %s%s%s%s", peer, dest, what, detail ? " (" : "",
+			  detail ? detail : "", detail ? ")" : "");
 }
 
 /* Read the Path Bandwidth of one type (transitive or not) from attr. */
-static void fare_attr_read(const struct attr *attr, uint8_t subtype,
-			   bool transitive, enum fare_pb_state *state,
-			   double *bw, struct peer *peer,
+static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transitive,
+			   enum fare_pb_state *state, double *bw, struct peer *peer,
 			   const struct bgp_dest *dest, bool count)
 {
 	struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
@@ -356,8 +347,7 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 	for (i = 0; i < ecom->size; i++) {
 		const uint8_t *val = ecom->val + i * ecom->unit_size;
 
-		if (!fare_pathbw_decode(val, subtype, &pb) ||
-		    pb.transitive != transitive)
+		if (!fare_pathbw_decode(val, subtype, &pb) || pb.transitive != transitive)
 			continue;
 		if (count)
 			fare_counters.value_class[pb.class]++;
@@ -365,9 +355,8 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 			invalid = true;
 			if (count)
 				fare_log_bad(peer, dest,
-					     transitive
-						     ? "transitive Path Bandwidth ignored"
-						     : "non-transitive Path Bandwidth ignored",
+					     transitive ? "transitive Path Bandwidth ignored"
+							: "non-transitive Path Bandwidth ignored",
 					     fare_bw_class_name(pb.class));
 			continue;
 		}
@@ -386,9 +375,7 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 		*state = FARE_PB_CONFLICT;
 		if (count) {
 			fare_counters.conflicting++;
-			fare_log_bad(peer, dest,
-				     "conflicting Path Bandwidth values ignored",
-				     NULL);
+			fare_log_bad(peer, dest, "conflicting Path Bandwidth values ignored", NULL);
 		}
 	} else if (found) {
 		/* A usable value next to an unusable one: the usable one. */
@@ -399,8 +386,7 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype,
 	}
 }
 
-static uint32_t fare_multihoming_factor(struct fare_instance *fi,
-					const struct prefix *p)
+static uint32_t fare_multihoming_factor(struct fare_instance *fi, const struct prefix *p)
 {
 	struct listnode *node;
 	struct fare_multihoming *mh;
@@ -428,17 +414,15 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 /* Gather best + multipaths in the order bgpd hands them to zebra, and let
  * the core compute weights and what to advertise.
  */
-static void fare_prefix_compute_internal(struct fare_instance *fi,
-					 struct bgp_dest *dest,
-					 struct bgp_path_info *best,
-					 struct fare_prefix *fp, bool count)
+static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_dest *dest,
+					 struct bgp_path_info *best, struct fare_prefix *fp,
+					 bool count)
 {
 	struct fare_prefix_params params = {
 		.mode = fi->mode,
 		.role = fi->role,
 		.lower_transitive = fi->lower_transitive,
-		.limits = { .max_weight = FARE_MAX_WEIGHT,
-			    .max_members = fi->max_members },
+		.limits = { .max_weight = FARE_MAX_WEIGHT, .max_members = fi->max_members },
 	};
 	struct bgp_path_info *pi;
 
@@ -446,23 +430,20 @@ static void fare_prefix_compute_internal(struct fare_instance *fi,
 	fp->multihoming = fare_multihoming_factor(fi, bgp_dest_get_prefix(dest));
 	params.multihoming = fp->multihoming;
 
-	for (pi = best; pi && fp->n < MULTIPATH_NUM;
-	     pi = bgp_path_info_mpath_next(pi)) {
+	for (pi = best; pi && fp->n < MULTIPATH_NUM; pi = bgp_path_info_mpath_next(pi)) {
 		struct fare_path_in *in = &fp->in[fp->n];
 		struct peer *peer = pi->peer;
 
 		memset(in, 0, sizeof(*in));
 		fp->paths[fp->n] = pi;
-		in->link_bw = fare_peer_link_bw(fi, peer,
-						&fp->link_source[fp->n],
+		in->link_bw = fare_peer_link_bw(fi, peer, &fp->link_source[fp->n],
 						&fp->link_held[fp->n]);
 		in->held_down = fare_peer_recovering(fi, peer);
-		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state,
-			       &in->t_bw, peer, dest, count);
-		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state,
-			       &in->nt_bw, peer, dest, count);
-		in->from_super_spine =
-			fare_peer_flag(fi, peer, FARE_PEER_SUPER_SPINE);
+		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state, &in->t_bw, peer, dest,
+			       count);
+		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state, &in->nt_bw, peer, dest,
+			       count);
+		in->from_super_spine = fare_peer_flag(fi, peer, FARE_PEER_SUPER_SPINE);
 		/* FARE-11: ignored inbound from a boundary peer */
 		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY)) {
 			in->ignored = true;
@@ -472,13 +453,11 @@ static void fare_prefix_compute_internal(struct fare_instance *fi,
 		fp->n++;
 	}
 
-	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights,
-			    &fp->out);
+	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
 }
 
 void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
-			      struct bgp_path_info *best,
-			      struct fare_prefix *fp)
+			      struct bgp_path_info *best, struct fare_prefix *fp)
 {
 	fare_prefix_compute_internal(fi, dest, best, fp, false);
 }
@@ -509,8 +488,7 @@ static bool fare_afi_safi(afi_t afi, safi_t safi)
  * sources of its equal-cost paths, not boundary peers, and not peers
  * that would drop it (their AS is in the path).
  */
-unsigned int fare_eligible_outgoing(struct fare_instance *fi,
-				    struct bgp_dest *dest,
+unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
 				    const struct fare_prefix *fp, afi_t afi)
 {
 	struct aspath *aspath = fp->n ? fp->paths[0]->attr->aspath : NULL;
@@ -520,8 +498,7 @@ unsigned int fare_eligible_outgoing(struct fare_instance *fi,
 	size_t i;
 
 	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
-		if (!peer_established(peer->connection) ||
-		    !peer->afc_nego[afi][SAFI_UNICAST])
+		if (!peer_established(peer->connection) || !peer->afc_nego[afi][SAFI_UNICAST])
 			continue;
 		for (i = 0; i < fp->n; i++)
 			if (fp->paths[i]->peer == peer)
@@ -555,8 +532,7 @@ static void fare_hold_down_expire(struct event *event)
 	struct fare_instance *fi = st->fi;
 
 	if (FARE_DEBUG)
-		zlog_debug("FARE: %s: %s: hold-down ended", fi->bgp->name_pretty,
-			   st->name);
+		zlog_debug("FARE: %s: %s: hold-down ended", fi->bgp->name_pretty, st->name);
 	st->recovering = false;
 	fare_instance_refresh(fi, "hold-down ended");
 }
@@ -564,8 +540,8 @@ static void fare_hold_down_expire(struct event *event)
 /* WP-7: keep using `held_bw` (0 and recovering for a re-established
  * session) for the hold-down; restarted by every further increase.
  */
-static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer,
-				 double held_bw, bool recovering)
+static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer, double held_bw,
+				 bool recovering)
 {
 	struct fare_link_state *st;
 
@@ -579,13 +555,11 @@ static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer,
 		st->recovering = recovering;
 	}
 	event_cancel(&st->t_hold);
-	event_add_timer(bm->master, fare_hold_down_expire, st, fi->hold_down,
-			&st->t_hold);
+	event_add_timer(bm->master, fare_hold_down_expire, st, fi->hold_down, &st->t_hold);
 	fare_counters.held_down++;
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %pBP: %s, held for %us", peer,
-			   recovering ? "session re-established"
-				      : "link bandwidth increased",
+			   recovering ? "session re-established" : "link bandwidth increased",
 			   fi->hold_down);
 }
 
@@ -594,13 +568,11 @@ static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer,
 /* ------------------------------------------------------------------ */
 
 /* FRR's displays: name our communities instead of "UNK:0, 48". */
-static int fare_ecommunity_str(const uint8_t *val, size_t unit_size,
-			       char *buf, size_t bufsz)
+static int fare_ecommunity_str(const uint8_t *val, size_t unit_size, char *buf, size_t bufsz)
 {
 	struct fare_pathbw pb;
 
-	if (unit_size != FARE_ECOMM_SIZE ||
-	    !fare_pathbw_decode(val, fare_display_subtype(), &pb))
+	if (unit_size != FARE_ECOMM_SIZE || !fare_pathbw_decode(val, fare_display_subtype(), &pb))
 		return 0;
 	fare_pathbw_format(buf, bufsz, &pb);
 	return 1;
@@ -608,8 +580,8 @@ static int fare_ecommunity_str(const uint8_t *val, size_t unit_size,
 
 /* FARE-7/WP-3: weights of a route's nexthops for zebra. */
 static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
-				      struct bgp_path_info *best,
-				      uint64_t *weights, unsigned int max)
+				      struct bgp_path_info *best, uint64_t *weights,
+				      unsigned int max)
 {
 	struct fare_instance *fi = fare_instance_find(bgp);
 	struct bgp_table *table = bgp_dest_table(dest);
@@ -638,11 +610,10 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 		size_t len = 0;
 
 		for (i = 0; i < fp->n && len < sizeof(wbuf) - 12; i++)
-			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%u",
-					i ? ":" : "", fp->weights[i]);
-		zlog_debug("FARE: %pBD: %zu path(s), %s, weights %s", dest,
-			   fp->n, fare_reason_str(fp->out.reason),
-			   ret ? wbuf : "ECMP");
+			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%u", i ? ":" : "",
+					fp->weights[i]);
+		zlog_debug("FARE: %pBD: %zu path(s), %s, weights %s", dest, fp->n,
+			   fare_reason_str(fp->out.reason), ret ? wbuf : "ECMP");
 	}
 	XFREE(MTYPE_TMP, fp);
 	return ret;
@@ -651,9 +622,8 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 /* Rewrite the Path Bandwidth communities of an outgoing attribute: remove
  * those of the given types, then add the given values.
  */
-static void fare_attr_rewrite(struct attr *attr, uint8_t subtype,
-			      bool strip_t, bool strip_nt, const uint8_t *add_t,
-			      const uint8_t *add_nt)
+static void fare_attr_rewrite(struct attr *attr, uint8_t subtype, bool strip_t, bool strip_nt,
+			      const uint8_t *add_t, const uint8_t *add_nt)
 {
 	struct ecommunity *old = bgp_attr_get_ecommunity(attr);
 	struct ecommunity *new;
@@ -691,9 +661,8 @@ static void fare_attr_rewrite(struct attr *attr, uint8_t subtype,
 }
 
 static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
-			      struct update_subgroup *subgrp,
-			      struct peer *conf, afi_t afi, safi_t safi,
-			      struct attr *attr)
+			      struct update_subgroup *subgrp, struct peer *conf, afi_t afi,
+			      safi_t safi, struct attr *attr)
 {
 	/* A neighbor the attribute goes to: the update-group's copy of the
 	 * configuration keeps the interface of whichever peer created the
@@ -719,8 +688,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		if (ecom && ecom->size) {
 			size_t before = ecom->size;
 
-			fare_attr_rewrite(attr, fi->subtype, true, true, NULL,
-					  NULL);
+			fare_attr_rewrite(attr, fi->subtype, true, true, NULL, NULL);
 			ecom = bgp_attr_get_ecommunity(attr);
 			if ((ecom ? ecom->size : 0) != before)
 				fare_counters.stripped_boundary++;
@@ -740,10 +708,9 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		if (!fi->originate)
 			return 0;
 		if (fi->mode == FARE_MODE_AVERAGED)
-			value = fare_averaged_advertised(
-				value, 1, fare_peer_link_bw(fi, peer, &src, NULL));
-		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
-				   fare_wire_float(value));
+			value = fare_averaged_advertised(value, 1,
+							 fare_peer_link_bw(fi, peer, &src, NULL));
+		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as, fare_wire_float(value));
 		fare_attr_rewrite(attr, fi->subtype, true, true, ec_t, NULL);
 		fare_counters.originated++;
 		return 0;
@@ -755,10 +722,10 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	switch (fp->out.t_action) {
 	case FARE_ADV_REPLACE: /* FARE-5; WP-2 in averaged mode */
 		if (fi->mode == FARE_MODE_AVERAGED)
-			fp->out.t_value = fare_averaged_advertised(
-				fp->out.t_value,
-				fare_eligible_outgoing(fi, dest, fp, afi),
-				fare_peer_link_bw(fi, peer, &src, NULL));
+			fp->out.t_value =
+				fare_averaged_advertised(fp->out.t_value,
+							 fare_eligible_outgoing(fi, dest, fp, afi),
+							 fare_peer_link_bw(fi, peer, &src, NULL));
 		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
 				   fare_wire_float(fp->out.t_value));
 		strip_t = true;
@@ -785,10 +752,9 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	fare_attr_rewrite(attr, fi->subtype, strip_t, strip_nt, add_t, add_nt);
 
 	if (FARE_DEBUG)
-		zlog_debug("FARE: %pBD to %pBP: transitive %s %.6g, non-transitive %s %.6g",
-			   dest, peer, fare_adv_action_str(fp->out.t_action),
-			   fp->out.t_value, fp->out.nt_attach ? "attach" : "none",
-			   fp->out.nt_value);
+		zlog_debug("FARE: %pBD to %pBP: transitive %s %.6g, non-transitive %s %.6g", dest,
+			   peer, fare_adv_action_str(fp->out.t_action), fp->out.t_value,
+			   fp->out.nt_attach ? "attach" : "none", fp->out.nt_value);
 	XFREE(MTYPE_TMP, fp);
 	return 0;
 }
@@ -813,21 +779,18 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 
 		if (!table)
 			continue;
-		for (dest = bgp_table_top(table); dest;
-		     dest = bgp_route_next(dest)) {
+		for (dest = bgp_table_top(table); dest; dest = bgp_route_next(dest)) {
 			struct bgp_path_info *best = fare_dest_selected(dest);
 
 			if (!best)
 				continue;
-			bgp_path_info_set_flag(dest, best,
-					       BGP_PATH_ATTR_CHANGED);
+			bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
 			bgp_process(bgp, dest, best, afi, SAFI_UNICAST);
 			count++;
 		}
 	}
 	if (FARE_DEBUG)
-		zlog_debug("FARE: %s: %s, %lu route(s) re-evaluated",
-			   bgp->name_pretty, why, count);
+		zlog_debug("FARE: %s: %s, %lu route(s) re-evaluated", bgp->name_pretty, why, count);
 }
 
 /* FARE-3: a change of an interface's bandwidth or speed (a LAG member
@@ -842,8 +805,7 @@ static int fare_if_update(struct interface *ifp)
 	struct peer *peer;
 	uint64_t bps, old_bps;
 
-	bps = (uint64_t)(ifp->bandwidth ? ifp->bandwidth : ifp->speed) *
-	      1000000ULL;
+	bps = (uint64_t)(ifp->bandwidth ? ifp->bandwidth : ifp->speed) * 1000000ULL;
 	for (ALL_LIST_ELEMENTS_RO(fare_if_states, node, st))
 		if (st->ifindex == ifp->ifindex && st->vrf_id == ifp->vrf->vrf_id)
 			break;
@@ -859,9 +821,8 @@ static int fare_if_update(struct interface *ifp)
 		return 0;
 
 	if (FARE_DEBUG)
-		zlog_debug("FARE: %s bandwidth %" PRIu64 " -> %" PRIu64
-			   " bit/s",
-			   ifp->name, st->bandwidth_bps, bps);
+		zlog_debug("FARE: %s bandwidth %" PRIu64 " -> %" PRIu64 " bit/s", ifp->name,
+			   st->bandwidth_bps, bps);
 	old_bps = st->bandwidth_bps;
 	st->bandwidth_bps = bps;
 
@@ -877,8 +838,7 @@ static int fare_if_update(struct interface *ifp)
 			/* WP-7: an increase waits; an override is not ours */
 			if (bps > old_bps && fi->hold_down &&
 			    !fare_peer_flag(fi, peer, FARE_PEER_LINK_BW))
-				fare_hold_down_start(fi, peer,
-						     (double)old_bps / 8, false);
+				fare_hold_down_start(fi, peer, (double)old_bps / 8, false);
 		}
 		if (affected)
 			fare_instance_refresh(fi, "link bandwidth changed");
@@ -889,8 +849,7 @@ static int fare_if_update(struct interface *ifp)
 /* FARE-11: boundary peers get a different attribute (stripped), so they
  * must not share an update-group with fabric peers.
  */
-static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi,
-				  safi_t safi)
+static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi, safi_t safi)
 {
 	struct fare_instance *fi = fare_instance_find(peer->bgp);
 
@@ -902,9 +861,7 @@ static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi,
 	class = fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY);
 	/* WP-1/2: each outgoing line rate gets its own value */
 	if (fi->enabled && fi->mode == FARE_MODE_AVERAGED)
-		class |= (uint32_t)llround(fare_peer_link_bw(fi,
-							     (struct peer *)peer,
-							     &src, NULL) /
+		class |= (uint32_t)llround(fare_peer_link_bw(fi, (struct peer *)peer, &src, NULL) /
 					   1e3)
 			 << 1;
 	return (int)class;
@@ -919,8 +876,7 @@ static int fare_peer_status_changed(struct peer *peer)
 
 	/* established again: peer->established counts establishments */
 	if (!fi || !fi->enabled || !fi->hold_down || peer->established <= 1 ||
-	    peer->connection->status != Established ||
-	    peer->connection->ostatus == Established)
+	    peer->connection->status != Established || peer->connection->ostatus == Established)
 		return 0;
 	fare_hold_down_start(fi, peer, 0, true);
 	return 0;
@@ -973,12 +929,11 @@ static int bgp_fare_module_init(void)
 	hook_register(frr_late_init, fare_late_init);
 	hook_register(frr_early_fini, fare_fini);
 
-	zlog_info("FARE %s loaded (Path Bandwidth sub-type default 0x%02x)",
-		  FARE_VERSION, FARE_PATHBW_SUBTYPE_DEFAULT);
+	zlog_info("FARE %s loaded (Path Bandwidth sub-type default 0x%02x)", FARE_VERSION,
+		  FARE_PATHBW_SUBTYPE_DEFAULT);
 	return 0;
 }
 
 FRR_MODULE_SETUP(.name = "bgpd_fare", .version = FARE_VERSION,
 		 .description = "bgpd FARE: Path Bandwidth weighted ECMP",
-		 .init = bgp_fare_module_init,
-);
+		 .init = bgp_fare_module_init, );

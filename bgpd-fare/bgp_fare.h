@@ -22,15 +22,15 @@
 /* Largest weight zebra passes to the kernel unscaled (nexthop weights are
  * 8 bits; zebra's scale value is 254).
  */
-#define FARE_MAX_WEIGHT 254
+#define FARE_MAX_WEIGHT		 254
 #define FARE_MAX_MEMBERS_DEFAULT 512
-#define FARE_HOLD_DOWN_DEFAULT 10 /* seconds, WP-7 */
+#define FARE_HOLD_DOWN_DEFAULT	 10 /* seconds, WP-7 */
 
 /* Per neighbor or peer-group configuration; a neighbor inherits each
  * field it does not set from its peer-group.
  */
-#define FARE_PEER_LINK_BW (1 << 0)
-#define FARE_PEER_BOUNDARY (1 << 1)
+#define FARE_PEER_LINK_BW     (1 << 0)
+#define FARE_PEER_BOUNDARY    (1 << 1)
 #define FARE_PEER_SUPER_SPINE (1 << 2)
 
 struct fare_peer_cfg {
@@ -45,9 +45,9 @@ struct fare_peer_cfg {
  */
 struct fare_link_state {
 	struct fare_instance *fi;
-	char *name;		/* as fare_peer_cfg_name() */
-	double held_bw;		/* bytes/s used until the hold-down ends */
-	bool recovering;	/* session re-established: counts 0 */
+	char *name;	 /* as fare_peer_cfg_name() */
+	double held_bw;	 /* bytes/s used until the hold-down ends */
+	bool recovering; /* session re-established: counts 0 */
 	struct event *t_hold;
 };
 
@@ -60,15 +60,15 @@ struct fare_multihoming {
 struct fare_instance {
 	struct bgp *bgp;
 	bool enabled;
-	enum fare_mode mode; /* draft (default) or averaged */
-	uint32_t hold_down;  /* seconds before an increase applies (WP-7) */
-	bool originate;	     /* FARE-2 */
-	double originate_bw; /* bytes/s */
-	enum fare_role role; /* FARE-8 */
-	bool lower_transitive; /* FARE-9 option */
-	uint8_t subtype;     /* FARE-1 */
-	uint32_t max_members; /* WP-3 group size limit */
-	struct list *peers;  /* struct fare_peer_cfg */
+	enum fare_mode mode;	  /* draft (default) or averaged */
+	uint32_t hold_down;	  /* seconds before an increase applies (WP-7) */
+	bool originate;		  /* FARE-2 */
+	double originate_bw;	  /* bytes/s */
+	enum fare_role role;	  /* FARE-8 */
+	bool lower_transitive;	  /* FARE-9 option */
+	uint8_t subtype;	  /* FARE-1 */
+	uint32_t max_members;	  /* WP-3 group size limit */
+	struct list *peers;	  /* struct fare_peer_cfg */
 	struct list *link_states; /* struct fare_link_state */
 	struct list *multihoming; /* struct fare_multihoming */
 };
@@ -76,17 +76,17 @@ struct fare_instance {
 /* Counters of what was received and done, shown by "show bgp fare". */
 struct fare_counters {
 	uint64_t value_class[FARE_BW_CLASS_MAX]; /* per received value */
-	uint64_t duplicate;	/* same community twice with one value */
-	uint64_t conflicting;	/* same type with different values */
-	uint64_t ignored_boundary; /* paths from boundary peers (FARE-11) */
-	uint64_t stripped_boundary; /* announcements stripped (FARE-11) */
-	uint64_t originated;	/* FARE-2 attachments */
-	uint64_t replaced;	/* FARE-5 rewrites */
-	uint64_t stripped_fallback; /* FARE-7: stripped, could not sum */
-	uint64_t nt_attached;	/* FARE-8 */
-	uint64_t held_down;	/* increases delayed by the hold-down (WP-7) */
-	uint64_t wcmp_routes;	/* routes sent to zebra weighted */
-	uint64_t ecmp_routes;	/* routes sent to zebra as plain ECMP */
+	uint64_t duplicate;			 /* same community twice with one value */
+	uint64_t conflicting;			 /* same type with different values */
+	uint64_t ignored_boundary;		 /* paths from boundary peers (FARE-11) */
+	uint64_t stripped_boundary;		 /* announcements stripped (FARE-11) */
+	uint64_t originated;			 /* FARE-2 attachments */
+	uint64_t replaced;			 /* FARE-5 rewrites */
+	uint64_t stripped_fallback;		 /* FARE-7: stripped, could not sum */
+	uint64_t nt_attached;			 /* FARE-8 */
+	uint64_t held_down;			 /* increases delayed by the hold-down (WP-7) */
+	uint64_t wcmp_routes;			 /* routes sent to zebra weighted */
+	uint64_t ecmp_routes;			 /* routes sent to zebra as plain ECMP */
 };
 
 extern struct fare_counters fare_counters;
@@ -109,33 +109,23 @@ struct fare_prefix {
 
 extern struct fare_instance *fare_instance_find(const struct bgp *bgp);
 extern struct fare_instance *fare_instance_get(struct bgp *bgp);
-extern struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi,
-						const char *name);
-extern struct fare_peer_cfg *fare_peer_cfg_get(struct fare_instance *fi,
-					       const char *name);
-extern void fare_peer_cfg_release(struct fare_instance *fi,
-				  struct fare_peer_cfg *pc);
-extern void fare_multihoming_set(struct fare_instance *fi, const char *plist,
-				 uint32_t factor);
+extern struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi, const char *name);
+extern struct fare_peer_cfg *fare_peer_cfg_get(struct fare_instance *fi, const char *name);
+extern void fare_peer_cfg_release(struct fare_instance *fi, struct fare_peer_cfg *pc);
+extern void fare_multihoming_set(struct fare_instance *fi, const char *plist, uint32_t factor);
 extern const char *fare_peer_cfg_name(struct peer *peer);
-extern bool fare_peer_flag(struct fare_instance *fi, struct peer *peer,
-			   uint32_t flag);
-extern double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer,
-				const char **source, bool *held);
-extern unsigned int fare_eligible_outgoing(struct fare_instance *fi,
-					   struct bgp_dest *dest,
-					   const struct fare_prefix *fp,
-					   afi_t afi);
+extern bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag);
+extern double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer, const char **source,
+				bool *held);
+extern unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
+					   const struct fare_prefix *fp, afi_t afi);
 extern void fare_instance_regroup(struct fare_instance *fi);
 extern uint8_t fare_display_subtype(void);
 
-extern void fare_prefix_compute_dest(struct fare_instance *fi,
-				     struct bgp_dest *dest,
-				     struct bgp_path_info *best,
-				     struct fare_prefix *fp);
+extern void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
+				     struct bgp_path_info *best, struct fare_prefix *fp);
 extern struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest);
-extern void fare_instance_refresh(struct fare_instance *fi,
-				  const char *why);
+extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 
 extern void fare_vty_init(void);
 

@@ -92,9 +92,7 @@ DEFPY(bgp_fare_mode, bgp_fare_mode_cmd,
 		vty_out(vty, "%% Mode required\n");
 		return CMD_WARNING_CONFIG_FAILED;
 	}
-	new_mode = (!no && strmatch(mode, "averaged"))
-					  ? FARE_MODE_AVERAGED
-					  : FARE_MODE_DRAFT;
+	new_mode = (!no && strmatch(mode, "averaged")) ? FARE_MODE_AVERAGED : FARE_MODE_DRAFT;
 
 	if (fi->mode == new_mode)
 		return CMD_SUCCESS;
@@ -222,8 +220,7 @@ DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
 
 /* neighbor ... fare ... */
 
-static struct fare_peer_cfg *fare_vty_peer_cfg(struct vty *vty,
-					       const char *neighbor,
+static struct fare_peer_cfg *fare_vty_peer_cfg(struct vty *vty, const char *neighbor,
 					       struct fare_instance **fip)
 {
 	struct bgp *bgp = VTY_GET_CONTEXT(bgp);
@@ -320,8 +317,7 @@ DEFPY(neighbor_fare_flag, neighbor_fare_flag_cmd,
 	} else {
 		SET_FLAG(pc->set, flag);
 	}
-	fare_instance_refresh(fi, boundary ? "boundary changed"
-					   : "super-spine changed");
+	fare_instance_refresh(fi, boundary ? "boundary changed" : "super-spine changed");
 	/* A boundary peer leaves (or joins) its update-group, and what it
 	 * was sent is sent again (FARE-11).
 	 */
@@ -354,18 +350,15 @@ static int fare_config_write_debug(struct vty *vty, bool running)
 /* show                                                                 */
 /* ------------------------------------------------------------------ */
 
-static struct bgp *fare_vty_bgp(struct vty *vty, const char *vrf_name,
-				bool uj)
+static struct bgp *fare_vty_bgp(struct vty *vty, const char *vrf_name, bool uj)
 {
-	struct bgp *bgp = vrf_name ? bgp_lookup_by_name(vrf_name)
-				   : bgp_get_default();
+	struct bgp *bgp = vrf_name ? bgp_lookup_by_name(vrf_name) : bgp_get_default();
 
 	if (!bgp) {
 		if (uj)
 			vty_out(vty, "{}\n");
 		else
-			vty_out(vty, "%% No BGP instance %s\n",
-				vrf_name ? vrf_name : "default");
+			vty_out(vty, "%% No BGP instance %s\n", vrf_name ? vrf_name : "default");
 	}
 	return bgp;
 }
@@ -410,44 +403,32 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_string_add(json, "vrf", bgp->name_pretty);
 		json_object_int_add(json, "localAs", bgp->as);
 		json_object_boolean_add(jcfg, "enabled", fi && fi->enabled);
-		json_object_string_add(jcfg, "mode",
-				       fare_mode_str(fi ? fi->mode
-							: FARE_MODE_DRAFT));
+		json_object_string_add(jcfg, "mode", fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT));
 		json_object_int_add(jcfg, "holdDownSeconds",
 				    fi ? fi->hold_down : FARE_HOLD_DOWN_DEFAULT);
-		json_object_string_add(jcfg, "role",
-				       fare_role_str(fi ? fi->role
-							: FARE_ROLE_NODE));
+		json_object_string_add(jcfg, "role", fare_role_str(fi ? fi->role : FARE_ROLE_NODE));
 		json_object_int_add(jcfg, "pathBandwidthSubType",
-				    fi ? fi->subtype
-				       : FARE_PATHBW_SUBTYPE_DEFAULT);
+				    fi ? fi->subtype : FARE_PATHBW_SUBTYPE_DEFAULT);
 		json_object_boolean_add(jcfg, "originate", fi && fi->originate);
 		if (fi && fi->originate)
-			fare_bw_json(jcfg, "originateBytesPerSec",
-				     fi->originate_bw);
-		json_object_boolean_add(jcfg, "lowerTransitive",
-					fi && fi->lower_transitive);
+			fare_bw_json(jcfg, "originateBytesPerSec", fi->originate_bw);
+		json_object_boolean_add(jcfg, "lowerTransitive", fi && fi->lower_transitive);
 		json_object_int_add(jcfg, "wcmpMaxMembers",
-				    fi ? fi->max_members
-				       : FARE_MAX_MEMBERS_DEFAULT);
+				    fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 		json_object_int_add(jcfg, "wcmpMaxWeight", FARE_MAX_WEIGHT);
 		for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
 			json_object *jp = json_object_new_object();
 
 			if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW))
-				fare_bw_json(jp, "linkBandwidthBytesPerSec",
-					     pc->link_bw);
+				fare_bw_json(jp, "linkBandwidthBytesPerSec", pc->link_bw);
 			json_object_boolean_add(jp, "boundary",
-						CHECK_FLAG(pc->set,
-							   FARE_PEER_BOUNDARY));
+						CHECK_FLAG(pc->set, FARE_PEER_BOUNDARY));
 			json_object_boolean_add(jp, "superSpine",
-						CHECK_FLAG(pc->set,
-							   FARE_PEER_SUPER_SPINE));
+						CHECK_FLAG(pc->set, FARE_PEER_SUPER_SPINE));
 			json_object_object_add(jpeers, pc->name, jp);
 		}
 		json_object_object_add(jcfg, "neighbors", jpeers);
-		for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node,
-					  mh))
+		for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node, mh))
 			json_object_int_add(jmh, mh->plist, mh->factor);
 		json_object_object_add(jcfg, "multihoming", jmh);
 		json_object_object_add(json, "config", jcfg);
@@ -457,31 +438,23 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 					    fare_counters.value_class[c]);
 		json_object_object_add(jcnt, "receivedValues", jcls);
 		json_object_int_add(jcnt, "duplicate", fare_counters.duplicate);
-		json_object_int_add(jcnt, "conflicting",
-				    fare_counters.conflicting);
-		json_object_int_add(jcnt, "ignoredBoundary",
-				    fare_counters.ignored_boundary);
-		json_object_int_add(jcnt, "strippedBoundary",
-				    fare_counters.stripped_boundary);
-		json_object_int_add(jcnt, "originated",
-				    fare_counters.originated);
+		json_object_int_add(jcnt, "conflicting", fare_counters.conflicting);
+		json_object_int_add(jcnt, "ignoredBoundary", fare_counters.ignored_boundary);
+		json_object_int_add(jcnt, "strippedBoundary", fare_counters.stripped_boundary);
+		json_object_int_add(jcnt, "originated", fare_counters.originated);
 		json_object_int_add(jcnt, "replaced", fare_counters.replaced);
-		json_object_int_add(jcnt, "strippedFallback",
-				    fare_counters.stripped_fallback);
-		json_object_int_add(jcnt, "nonTransitiveAttached",
-				    fare_counters.nt_attached);
+		json_object_int_add(jcnt, "strippedFallback", fare_counters.stripped_fallback);
+		json_object_int_add(jcnt, "nonTransitiveAttached", fare_counters.nt_attached);
 		json_object_int_add(jcnt, "heldDown", fare_counters.held_down);
-		json_object_int_add(jcnt, "wcmpRoutes",
-				    fare_counters.wcmp_routes);
-		json_object_int_add(jcnt, "ecmpRoutes",
-				    fare_counters.ecmp_routes);
+		json_object_int_add(jcnt, "wcmpRoutes", fare_counters.wcmp_routes);
+		json_object_int_add(jcnt, "ecmpRoutes", fare_counters.ecmp_routes);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
 		return CMD_SUCCESS;
 	}
 
-	vty_out(vty, "FARE %s (bgpd_fare), BGP instance %s, local AS %u\n",
-		FARE_VERSION, bgp->name_pretty, bgp->as);
+	vty_out(vty, "FARE %s (bgpd_fare), BGP instance %s, local AS %u\n", FARE_VERSION,
+		bgp->name_pretty, bgp->as);
 	vty_out(vty, "  State: %s, mode %s, role %s, hold-down %us\n",
 		fi && fi->enabled ? "enabled" : "disabled",
 		fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT),
@@ -495,13 +468,12 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 	} else {
 		vty_out(vty, "  Originate: no\n");
 	}
-	vty_out(vty, "  WCMP limits: weight 1..%u, at most %u members\n",
-		FARE_MAX_WEIGHT, fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
+	vty_out(vty, "  WCMP limits: weight 1..%u, at most %u members\n", FARE_MAX_WEIGHT,
+		fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 	if (fi && fi->lower_transitive)
 		vty_out(vty, "  Super-spine paths: lower transitive value\n");
 	for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node, mh))
-		vty_out(vty, "  Multihoming: prefix-list %s factor %u\n",
-			mh->plist, mh->factor);
+		vty_out(vty, "  Multihoming: prefix-list %s factor %u\n", mh->plist, mh->factor);
 	for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
 		vty_out(vty, "  Neighbor %s:", pc->name);
 		if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW)) {
@@ -516,27 +488,23 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 	}
 	vty_out(vty, "  Received values:");
 	for (c = 0; c < FARE_BW_CLASS_MAX; c++)
-		vty_out(vty, " %s %" PRIu64, fare_bw_class_name(c),
-			fare_counters.value_class[c]);
-	vty_out(vty, "\n  Duplicate %" PRIu64 ", conflicting %" PRIu64
-		     ", ignored from boundary %" PRIu64 "\n",
-		fare_counters.duplicate, fare_counters.conflicting,
-		fare_counters.ignored_boundary);
-	vty_out(vty, "  Advertised: originated %" PRIu64 ", replaced %" PRIu64
-		     ", stripped (fallback) %" PRIu64
-		     ", stripped (boundary) %" PRIu64
-		     ", non-transitive attached %" PRIu64 "\n",
-		fare_counters.originated, fare_counters.replaced,
-		fare_counters.stripped_fallback, fare_counters.stripped_boundary,
-		fare_counters.nt_attached);
-	vty_out(vty, "  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64
-		     "\n",
+		vty_out(vty, " %s %" PRIu64, fare_bw_class_name(c), fare_counters.value_class[c]);
+	vty_out(vty,
+		"\n  Duplicate %" PRIu64 ", conflicting %" PRIu64 ", ignored from boundary %" PRIu64
+		"\n",
+		fare_counters.duplicate, fare_counters.conflicting, fare_counters.ignored_boundary);
+	vty_out(vty,
+		"  Advertised: originated %" PRIu64 ", replaced %" PRIu64
+		", stripped (fallback) %" PRIu64 ", stripped (boundary) %" PRIu64
+		", non-transitive attached %" PRIu64 "\n",
+		fare_counters.originated, fare_counters.replaced, fare_counters.stripped_fallback,
+		fare_counters.stripped_boundary, fare_counters.nt_attached);
+	vty_out(vty, "  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64 "\n",
 		fare_counters.wcmp_routes, fare_counters.ecmp_routes);
 	return CMD_SUCCESS;
 }
 
-static void fare_pb_json(json_object *jpath, const char *key,
-			 enum fare_pb_state state, double bw)
+static void fare_pb_json(json_object *jpath, const char *key, enum fare_pb_state state, double bw)
 {
 	json_object *j = json_object_new_object();
 
@@ -546,8 +514,7 @@ static void fare_pb_json(json_object *jpath, const char *key,
 	json_object_object_add(jpath, key, j);
 }
 
-static void fare_pb_text(char *buf, size_t len, enum fare_pb_state state,
-			 double bw)
+static void fare_pb_text(char *buf, size_t len, enum fare_pb_state state, double bw)
 {
 	if (state == FARE_PB_PRESENT)
 		fare_bw_format(buf, len, bw);
@@ -562,9 +529,8 @@ static afi_t afi_of(struct bgp_dest *dest)
 	return family2afi(bgp_dest_get_prefix(dest)->family);
 }
 
-static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
-			     struct bgp_dest *dest, json_object *jprefixes,
-			     struct fare_prefix *fp)
+static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct bgp_dest *dest,
+			     json_object *jprefixes, struct fare_prefix *fp)
 {
 	struct bgp_path_info *best = fare_dest_selected(dest);
 	json_object *jp = NULL, *jpaths = NULL;
@@ -574,8 +540,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 
 	if (!best)
 		return;
-	local = best->peer == fi->bgp->peer_self ||
-		best->type != ZEBRA_ROUTE_BGP ||
+	local = best->peer == fi->bgp->peer_self || best->type != ZEBRA_ROUTE_BGP ||
 		best->sub_type != BGP_ROUTE_NORMAL;
 	if (local) {
 		fp->n = 0;
@@ -595,41 +560,30 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 		json_object_string_add(jp, "reason",
 				       local ? "locally originated"
 					     : fare_reason_str(fp->out.reason));
-		json_object_int_add(jp, "multihomingFactor",
-				    local ? 1 : fp->multihoming);
+		json_object_int_add(jp, "multihomingFactor", local ? 1 : fp->multihoming);
 		if (local) {
 			json_object_string_add(jadv, "transitive",
-					       fi->originate ? "originate"
-							     : "none");
+					       fi->originate ? "originate" : "none");
 			if (fi->originate)
-				fare_bw_json(jadv, "transitiveBytesPerSec",
-					     fi->originate_bw);
+				fare_bw_json(jadv, "transitiveBytesPerSec", fi->originate_bw);
 		} else {
 			json_object_string_add(jadv, "transitive",
-					       fare_adv_action_str(
-						       fp->out.t_action));
-			if (fp->out.t_action == FARE_ADV_REPLACE &&
-			    fi->mode == FARE_MODE_AVERAGED) {
+					       fare_adv_action_str(fp->out.t_action));
+			if (fp->out.t_action == FARE_ADV_REPLACE && fi->mode == FARE_MODE_AVERAGED) {
 				/* WP-2: per session, capped by its rate */
-				unsigned int n_out = fare_eligible_outgoing(
-					fi, dest, fp, afi_of(dest));
+				unsigned int n_out = fare_eligible_outgoing(fi, dest, fp,
+									    afi_of(dest));
 
-				fare_bw_json(jadv, "sumBytesPerSec",
-					     fp->out.t_value);
-				json_object_int_add(jadv, "outgoingInterfaces",
-						    n_out);
+				fare_bw_json(jadv, "sumBytesPerSec", fp->out.t_value);
+				json_object_int_add(jadv, "outgoingInterfaces", n_out);
 				fare_bw_json(jadv, "transitiveBytesPerSec",
-					     fare_averaged_advertised(
-						     fp->out.t_value, n_out, 0));
+					     fare_averaged_advertised(fp->out.t_value, n_out, 0));
 			} else if (fp->out.t_action == FARE_ADV_REPLACE) {
-				fare_bw_json(jadv, "transitiveBytesPerSec",
-					     fp->out.t_value);
+				fare_bw_json(jadv, "transitiveBytesPerSec", fp->out.t_value);
 			}
-			json_object_boolean_add(jadv, "nonTransitive",
-						fp->out.nt_attach);
+			json_object_boolean_add(jadv, "nonTransitive", fp->out.nt_attach);
 			if (fp->out.nt_attach)
-				fare_bw_json(jadv, "nonTransitiveBytesPerSec",
-					     fp->out.nt_value);
+				fare_bw_json(jadv, "nonTransitiveBytesPerSec", fp->out.nt_value);
 		}
 		json_object_object_add(jp, "advertised", jadv);
 		json_object_object_add(jp, "paths", jpaths);
@@ -637,8 +591,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 		json_object_object_add(jprefixes, pfx, jp);
 	} else {
 		vty_out(vty, "%pBD: %s\n", dest,
-			local ? "locally originated"
-			      : fare_reason_str(fp->out.reason));
+			local ? "locally originated" : fare_reason_str(fp->out.reason));
 		if (local) {
 			if (fi->originate) {
 				fare_bw_format(b1, sizeof(b1), fi->originate_bw);
@@ -647,46 +600,34 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 			return;
 		}
 		if (fp->multihoming > 1)
-			vty_out(vty, "  multihoming factor %u\n",
-				fp->multihoming);
-		vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %s\n", "Path",
-			"LinkBW", "PathBW", "PathBW-NT", "Weight-BW", "Weight");
+			vty_out(vty, "  multihoming factor %u\n", fp->multihoming);
+		vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %s\n", "Path", "LinkBW", "PathBW",
+			"PathBW-NT", "Weight-BW", "Weight");
 	}
 
 	for (i = 0; i < fp->n; i++) {
 		struct bgp_path_info *pi = fp->paths[i];
 		const struct fare_path_in *in = &fp->in[i];
-		struct interface *ifp = pi->peer->nexthop.ifp
-						? pi->peer->nexthop.ifp
-						: pi->peer->ifp;
+		struct interface *ifp = pi->peer->nexthop.ifp ? pi->peer->nexthop.ifp
+							      : pi->peer->ifp;
 
 		if (jpaths) {
 			json_object *jpath = json_object_new_object();
 
 			json_object_string_add(jpath, "peer", pi->peer->host);
 			if (pi->peer->hostname)
-				json_object_string_add(jpath, "hostname",
-						       pi->peer->hostname);
-			json_object_string_add(jpath, "interface",
-					       ifp ? ifp->name : "");
+				json_object_string_add(jpath, "hostname", pi->peer->hostname);
+			json_object_string_add(jpath, "interface", ifp ? ifp->name : "");
 			json_object_boolean_add(jpath, "bestpath", i == 0);
-			fare_bw_json(jpath, "linkBandwidthBytesPerSec",
-				     in->link_bw);
-			json_object_string_add(jpath, "linkBandwidthSource",
-					       fp->link_source[i]);
-			json_object_boolean_add(jpath, "linkBandwidthHeld",
-						fp->link_held[i]);
-			json_object_boolean_add(jpath, "holdDown",
-						in->held_down);
-			fare_pb_json(jpath, "transitive", in->t_state,
-				     in->t_bw);
-			fare_pb_json(jpath, "nonTransitive", in->nt_state,
-				     in->nt_bw);
-			json_object_boolean_add(jpath, "fromSuperSpine",
-						in->from_super_spine);
+			fare_bw_json(jpath, "linkBandwidthBytesPerSec", in->link_bw);
+			json_object_string_add(jpath, "linkBandwidthSource", fp->link_source[i]);
+			json_object_boolean_add(jpath, "linkBandwidthHeld", fp->link_held[i]);
+			json_object_boolean_add(jpath, "holdDown", in->held_down);
+			fare_pb_json(jpath, "transitive", in->t_state, in->t_bw);
+			fare_pb_json(jpath, "nonTransitive", in->nt_state, in->nt_bw);
+			json_object_boolean_add(jpath, "fromSuperSpine", in->from_super_spine);
 			json_object_boolean_add(jpath, "ignored", in->ignored);
-			fare_bw_json(jpath, "pathBandwidthBytesPerSec",
-				     fp->path_bw[i]);
+			fare_bw_json(jpath, "pathBandwidthBytesPerSec", fp->path_bw[i]);
 			json_object_int_add(jpath, "weight", fp->weights[i]);
 			json_object_array_add(jpaths, jpath);
 		} else {
@@ -694,8 +635,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 
 			/* "spine1(to-s1)", "10.0.0.1(r2-eth0)" */
 			snprintf(who, sizeof(who), "%s(%s)",
-				 pi->peer->hostname ? pi->peer->hostname
-						    : pi->peer->host,
+				 pi->peer->hostname ? pi->peer->hostname : pi->peer->host,
 				 ifp ? ifp->name : pi->peer->host);
 			fare_bw_format(b1, sizeof(b1), in->link_bw);
 			fare_pb_text(b2, sizeof(b2), in->t_state, in->t_bw);
@@ -704,8 +644,8 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 				fare_bw_format(b4, sizeof(b4), fp->path_bw[i]);
 			else
 				snprintf(b4, sizeof(b4), "-");
-			vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %u\n",
-				who, b1, b2, b3, b4, fp->weights[i]);
+			vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %u\n", who, b1, b2, b3, b4,
+				fp->weights[i]);
 		}
 	}
 
@@ -714,8 +654,8 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi,
 		case FARE_ADV_REPLACE:
 			fare_bw_format(b1, sizeof(b1), fp->out.t_value);
 			if (fi->mode == FARE_MODE_AVERAGED) {
-				unsigned int n_out = fare_eligible_outgoing(
-					fi, dest, fp, afi_of(dest));
+				unsigned int n_out = fare_eligible_outgoing(fi, dest, fp,
+									    afi_of(dest));
 
 				if (n_out)
 					vty_out(vty,
@@ -763,15 +703,13 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 		if (uj)
 			vty_out(vty, "{\"enabled\":false,\"prefixes\":{}}\n");
 		else
-			vty_out(vty, "FARE is not configured on %s\n",
-				bgp->name_pretty);
+			vty_out(vty, "FARE is not configured on %s\n", bgp->name_pretty);
 		return CMD_SUCCESS;
 	}
 	table = bgp->rib[afi][SAFI_UNICAST];
 
 	if (prefix_str && prefix->family != afi2family(afi)) {
-		vty_out(vty, "%% Prefix %s is not %s\n", prefix_str,
-			v4 ? "IPv4" : "IPv6");
+		vty_out(vty, "%% Prefix %s is not %s\n", prefix_str, v4 ? "IPv4" : "IPv6");
 		return CMD_WARNING;
 	}
 
@@ -784,9 +722,8 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 		json_object_boolean_add(json, "enabled", fi->enabled);
 		json_object_string_add(json, "mode", fare_mode_str(fi->mode));
 	} else {
-		vty_out(vty, "FARE %s, %s unicast, local AS %u: %s\n",
-			bgp->name_pretty, v4 ? "IPv4" : "IPv6", bgp->as,
-			fi->enabled ? "enabled" : "disabled");
+		vty_out(vty, "FARE %s, %s unicast, local AS %u: %s\n", bgp->name_pretty,
+			v4 ? "IPv4" : "IPv6", bgp->as, fi->enabled ? "enabled" : "disabled");
 	}
 
 	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
@@ -799,8 +736,7 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 			vty_out(vty, "%% Network not in table\n");
 		}
 	} else {
-		for (dest = bgp_table_top(table); dest;
-		     dest = bgp_route_next(dest))
+		for (dest = bgp_table_top(table); dest; dest = bgp_route_next(dest))
 			fare_show_prefix(vty, fi, dest, jprefixes, fp);
 	}
 	XFREE(MTYPE_TMP, fp);
@@ -834,8 +770,7 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 	if (fi->hold_down != FARE_HOLD_DOWN_DEFAULT)
 		vty_out(vty, " bgp fare hold-down %u\n", fi->hold_down);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT)
-		vty_out(vty, " bgp fare path-bandwidth sub-type %u\n",
-			fi->subtype);
+		vty_out(vty, " bgp fare path-bandwidth sub-type %u\n", fi->subtype);
 	if (fi->role == FARE_ROLE_SUPER_SPINE)
 		vty_out(vty, " bgp fare role super-spine\n");
 	if (fi->originate) {
@@ -849,22 +784,19 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 	if (fi->lower_transitive)
 		vty_out(vty, " bgp fare super-spine-paths lower-transitive\n");
 	if (fi->max_members != FARE_MAX_MEMBERS_DEFAULT)
-		vty_out(vty, " bgp fare wcmp max-members %u\n",
-			fi->max_members);
+		vty_out(vty, " bgp fare wcmp max-members %u\n", fi->max_members);
 	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
-		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n",
-			mh->plist, mh->factor);
+		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n", mh->plist,
+			mh->factor);
 	for (ALL_LIST_ELEMENTS_RO(fi->peers, node, pc)) {
 		if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW)) {
 			fare_bw_config_str(buf, sizeof(buf), pc->link_bw);
-			vty_out(vty, " neighbor %s fare link-bandwidth %s\n",
-				pc->name, buf);
+			vty_out(vty, " neighbor %s fare link-bandwidth %s\n", pc->name, buf);
 		}
 		if (CHECK_FLAG(pc->set, FARE_PEER_BOUNDARY))
 			vty_out(vty, " neighbor %s fare boundary\n", pc->name);
 		if (CHECK_FLAG(pc->set, FARE_PEER_SUPER_SPINE))
-			vty_out(vty, " neighbor %s fare super-spine\n",
-				pc->name);
+			vty_out(vty, " neighbor %s fare super-spine\n", pc->name);
 	}
 	return 0;
 }

@@ -12,8 +12,7 @@
 #include "fare_pathbw.h"
 
 /* FARE-1: the Local Administrator is an IEEE 754 binary32 */
-_Static_assert(sizeof(float) == 4 && FLT_RADIX == 2 && FLT_MANT_DIG == 24 &&
-		       FLT_MAX_EXP == 128,
+_Static_assert(sizeof(float) == 4 && FLT_RADIX == 2 && FLT_MANT_DIG == 24 && FLT_MAX_EXP == 128,
 	       "FARE-1 needs IEEE 754 single precision floats");
 
 #define FLOAT_SIGN_BIT	0x80000000u
@@ -56,8 +55,8 @@ static enum fare_bw_class classify_bits(uint32_t bits)
 	return negative ? FARE_BW_NEGATIVE : FARE_BW_VALID;
 }
 
-void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive,
-			uint8_t subtype, uint32_t asn, float bytes_per_sec)
+void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive, uint8_t subtype,
+			uint32_t asn, float bytes_per_sec)
 {
 	uint16_t global_admin = FARE_AS_TRANS;
 	uint32_t local_admin = float_to_bits(bytes_per_sec);
@@ -66,8 +65,7 @@ void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive,
 	if (asn <= UINT16_MAX)
 		global_admin = (uint16_t)asn;
 
-	out[0] = transitive ? FARE_PATHBW_TYPE_TRANSITIVE
-			    : FARE_PATHBW_TYPE_NON_TRANSITIVE;
+	out[0] = transitive ? FARE_PATHBW_TYPE_TRANSITIVE : FARE_PATHBW_TYPE_NON_TRANSITIVE;
 	out[1] = subtype;
 	out[2] = (uint8_t)(global_admin >> 8);
 	out[3] = (uint8_t)global_admin;
@@ -78,21 +76,19 @@ void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive,
 	out[7] = (uint8_t)local_admin;
 }
 
-bool fare_pathbw_decode(const uint8_t ec[FARE_ECOMM_SIZE], uint8_t subtype,
-			struct fare_pathbw *pb)
+bool fare_pathbw_decode(const uint8_t ec[FARE_ECOMM_SIZE], uint8_t subtype, struct fare_pathbw *pb)
 {
 	uint32_t local_admin;
 
-	if (ec[0] != FARE_PATHBW_TYPE_TRANSITIVE &&
-	    ec[0] != FARE_PATHBW_TYPE_NON_TRANSITIVE)
+	if (ec[0] != FARE_PATHBW_TYPE_TRANSITIVE && ec[0] != FARE_PATHBW_TYPE_NON_TRANSITIVE)
 		return false;
 	if (ec[1] != subtype)
 		return false;
 	if (!pb)
 		return true;
 
-	local_admin = (uint32_t)ec[4] << 24 | (uint32_t)ec[5] << 16 |
-		      (uint32_t)ec[6] << 8 | (uint32_t)ec[7];
+	local_admin = (uint32_t)ec[4] << 24 | (uint32_t)ec[5] << 16 | (uint32_t)ec[6] << 8 |
+		      (uint32_t)ec[7];
 	pb->transitive = ec[0] == FARE_PATHBW_TYPE_TRANSITIVE;
 	pb->subtype = ec[1];
 	pb->as = (uint16_t)(ec[2] << 8 | ec[3]);
@@ -192,8 +188,7 @@ int fare_bw_format(char *buf, size_t len, double bytes_per_sec)
 	}
 
 	unit = 0;
-	while (unit + 1 < BW_UNITS_COUNT &&
-	       bits_per_sec >= bw_units[unit + 1].bits_per_sec)
+	while (unit + 1 < BW_UNITS_COUNT && bits_per_sec >= bw_units[unit + 1].bits_per_sec)
 		unit++;
 	scaled = bits_per_sec / bw_units[unit].bits_per_sec;
 	/* 999.9996 Gbps would print as "1000.000 Gbps": use the next unit */
@@ -210,13 +205,11 @@ int fare_pathbw_format(char *buf, size_t len, const struct fare_pathbw *pb)
 	char human[64];
 
 	if (!fare_bw_class_usable(pb->class))
-		return snprintf(buf, len, "%s:%u:invalid(%s)", prefix,
-				(unsigned int)pb->as,
+		return snprintf(buf, len, "%s:%u:invalid(%s)", prefix, (unsigned int)pb->as,
 				fare_bw_class_name(pb->class));
 
 	fare_bw_format(human, sizeof(human), pb->bytes_per_sec);
-	return snprintf(buf, len, "%s:%u:%s", prefix, (unsigned int)pb->as,
-			human);
+	return snprintf(buf, len, "%s:%u:%s", prefix, (unsigned int)pb->as, human);
 }
 
 /* Locale-independent ASCII helpers: bgpd must not depend on LC_CTYPE */

@@ -36,12 +36,12 @@ extern "C" {
 
 /* What a received Local Administrator float means (FARE-1, FARE-4) */
 enum fare_bw_class {
-	FARE_BW_VALID,	   /* finite, normal, > 0 */
-	FARE_BW_ZERO,	   /* +0 or -0: path carries no bandwidth (weight 0) */
-	FARE_BW_SUBNORMAL, /* positive subnormal: invalid */
-	FARE_BW_NEGATIVE,  /* finite < 0 (incl. negative subnormal): invalid */
-	FARE_BW_NAN,	   /* any NaN: invalid */
-	FARE_BW_INFINITE,  /* +inf: invalid */
+	FARE_BW_VALID,	      /* finite, normal, > 0 */
+	FARE_BW_ZERO,	      /* +0 or -0: path carries no bandwidth (weight 0) */
+	FARE_BW_SUBNORMAL,    /* positive subnormal: invalid */
+	FARE_BW_NEGATIVE,     /* finite < 0 (incl. negative subnormal): invalid */
+	FARE_BW_NAN,	      /* any NaN: invalid */
+	FARE_BW_INFINITE,     /* +inf: invalid */
 	FARE_BW_NEG_INFINITE, /* -inf: invalid */
 	FARE_BW_CLASS_MAX,
 };
@@ -60,16 +60,15 @@ struct fare_pathbw {
  * 65535 is written as FARE_AS_TRANS. The float goes out in network byte
  * order, independent of the host's endianness.
  */
-void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive,
-			uint8_t subtype, uint32_t asn, float bytes_per_sec);
+void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive, uint8_t subtype,
+			uint32_t asn, float bytes_per_sec);
 
 /*
  * FARE-1: true when ec is a Path Bandwidth community with this sub-type
  * (type 0x00 or 0x40). Fills *pb, class included, when pb != NULL. The class
  * is derived from the received bits, so a signalling NaN is still a NaN.
  */
-bool fare_pathbw_decode(const uint8_t ec[FARE_ECOMM_SIZE], uint8_t subtype,
-			struct fare_pathbw *pb);
+bool fare_pathbw_decode(const uint8_t ec[FARE_ECOMM_SIZE], uint8_t subtype, struct fare_pathbw *pb);
 
 enum fare_bw_class fare_bw_classify(float v);
 /* "valid", "zero", "subnormal", "negative", "nan", "infinite",

@@ -32,9 +32,8 @@ static enum fare_reason pb_state_reason(enum fare_pb_state state)
 }
 
 void fare_prefix_compute(const struct fare_path_in *in, size_t n,
-			 const struct fare_prefix_params *params,
-			 double *path_bw, uint32_t *weights,
-			 struct fare_prefix_out *out)
+			 const struct fare_prefix_params *params, double *path_bw,
+			 uint32_t *weights, struct fare_prefix_out *out)
 {
 	bool any_super_spine = false;
 	bool all_links_known = true;
@@ -89,8 +88,7 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			/* FARE-9: every path must come from a super-spine
 			 * with a non-transitive value, else ECMP.
 			 */
-			if (!in[i].from_super_spine ||
-			    in[i].nt_state != FARE_PB_PRESENT) {
+			if (!in[i].from_super_spine || in[i].nt_state != FARE_PB_PRESENT) {
 				out->reason = FARE_REASON_SUPER_SPINE_WITHOUT_NT;
 				out->reason_path = i;
 				goto ecmp;
@@ -111,8 +109,7 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			if (params->mode == FARE_MODE_AVERAGED)
 				path_bw[i] = in[i].t_bw / k;
 			else
-				path_bw[i] = min_with_link(in[i].link_bw,
-							   in[i].t_bw / k);
+				path_bw[i] = min_with_link(in[i].link_bw, in[i].t_bw / k);
 		}
 		/* WP-7: a recovering link counts once its hold-down ends */
 		if (in[i].held_down)
@@ -124,8 +121,8 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 		/* FARE-9 option: lower the transitive value to the sum of the
 		 * per-super-spine weights when that is smaller.
 		 */
-		if (params->lower_transitive &&
-		    in[0].t_state == FARE_PB_PRESENT && sum < in[0].t_bw) {
+		if (params->lower_transitive && in[0].t_state == FARE_PB_PRESENT &&
+		    sum < in[0].t_bw) {
 			out->t_action = FARE_ADV_REPLACE;
 			out->t_value = sum;
 		}
@@ -166,8 +163,7 @@ ecmp:
 	memset(path_bw, 0, n * sizeof(*path_bw));
 }
 
-double fare_averaged_advertised(double sum, unsigned int n_out,
-				double out_link_bw)
+double fare_averaged_advertised(double sum, unsigned int n_out, double out_link_bw)
 {
 	double avg = n_out > 1 ? sum / n_out : sum;
 

@@ -24,7 +24,7 @@ enum fare_pb_state {
 };
 
 struct fare_path_in {
-	double link_bw; /* bytes/s towards the advertising neighbor, 0: unknown
+	double link_bw;		    /* bytes/s towards the advertising neighbor, 0: unknown
 			 * (FARE-3) */
 	enum fare_pb_state t_state; /* transitive Path Bandwidth */
 	double t_bw;
@@ -32,7 +32,7 @@ struct fare_path_in {
 	double nt_bw;
 	bool from_super_spine; /* received from a super-spine (FARE-9) */
 	bool ignored;	       /* from a boundary peer (FARE-11) */
-	bool held_down; /* session re-established, in its hold-down (WP-7):
+	bool held_down;	       /* session re-established, in its hold-down (WP-7):
 			 * its capacity does not count yet */
 };
 
@@ -51,21 +51,21 @@ enum fare_role {
 struct fare_prefix_params {
 	enum fare_mode mode;
 	enum fare_role role;
-	uint32_t multihoming;	/* FARE-6 k, >= 1 */
-	bool lower_transitive;	/* FARE-9 option */
+	uint32_t multihoming;  /* FARE-6 k, >= 1 */
+	bool lower_transitive; /* FARE-9 option */
 	struct fare_wcmp_limits limits;
 };
 
 /* Why a prefix is (not) weighted; index of the path concerned, if any. */
 enum fare_reason {
-	FARE_REASON_WCMP,		 /* weighted by Path Bandwidth */
-	FARE_REASON_PATH_WITHOUT_PB,	 /* FARE-7: a path lacks it */
-	FARE_REASON_PATH_INVALID_PB,	 /* a path's value is unusable */
-	FARE_REASON_PATH_CONFLICTING_PB, /* a path carries several values */
-	FARE_REASON_PATH_IGNORED,	 /* a path from a boundary peer */
+	FARE_REASON_WCMP,		    /* weighted by Path Bandwidth */
+	FARE_REASON_PATH_WITHOUT_PB,	    /* FARE-7: a path lacks it */
+	FARE_REASON_PATH_INVALID_PB,	    /* a path's value is unusable */
+	FARE_REASON_PATH_CONFLICTING_PB,    /* a path carries several values */
+	FARE_REASON_PATH_IGNORED,	    /* a path from a boundary peer */
 	FARE_REASON_SUPER_SPINE_WITHOUT_NT, /* FARE-9: ECMP */
-	FARE_REASON_ALL_ZERO,		 /* every path has 0 bandwidth */
-	FARE_REASON_WEIGHTS_UNFIT,	 /* limits cannot hold the group */
+	FARE_REASON_ALL_ZERO,		    /* every path has 0 bandwidth */
+	FARE_REASON_WEIGHTS_UNFIT,	    /* limits cannot hold the group */
 	FARE_REASON_MAX,
 };
 
@@ -95,9 +95,8 @@ struct fare_prefix_out {
  * out->wcmp is false (plain ECMP).
  */
 void fare_prefix_compute(const struct fare_path_in *in, size_t n,
-			 const struct fare_prefix_params *params,
-			 double *path_bw, uint32_t *weights,
-			 struct fare_prefix_out *out);
+			 const struct fare_prefix_params *params, double *path_bw,
+			 uint32_t *weights, struct fare_prefix_out *out);
 
 /*
  * WP-2: what an intermediate node in averaged mode advertises on one
@@ -106,8 +105,7 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
  * (out_link_bw, 0 = unknown: no cap). WP-1 origination is the same with
  * sum = the originated value and n_out = 1.
  */
-double fare_averaged_advertised(double sum, unsigned int n_out,
-				double out_link_bw);
+double fare_averaged_advertised(double sum, unsigned int n_out, double out_link_bw);
 
 const char *fare_reason_str(enum fare_reason reason);
 const char *fare_mode_str(enum fare_mode mode);

@@ -95,8 +95,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
  * Any error-free vector is a multiple of this one, so it is also the
  * optimum with the smallest sum.
  */
-static bool wcmp_exact_ratio(const double *bw, size_t n,
-			     const struct fare_wcmp_limits *lim,
+static bool wcmp_exact_ratio(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
 			     uint32_t *weights)
 {
 	uint64_t divisor = 0, total = 0;
@@ -122,8 +121,7 @@ static bool wcmp_exact_ratio(const double *bw, size_t n,
 			return false;
 	}
 	for (i = 0; i < n; i++)
-		weights[i] = bw[i] == 0 ? 0
-					: (uint32_t)((uint64_t)bw[i] / divisor);
+		weights[i] = bw[i] == 0 ? 0 : (uint32_t)((uint64_t)bw[i] / divisor);
 	return true;
 }
 
@@ -175,9 +173,8 @@ static void heap_build(struct wcmp_unit *heap, size_t size)
  * ascending, by merging the paths' sequences in a heap. The caller keeps
  * count <= m * k_cap.
  */
-static void unit_sequence_heap(const struct wcmp_path *paths, size_t m,
-			       uint32_t k_cap, double *out, size_t count,
-			       struct wcmp_unit *heap)
+static void unit_sequence_heap(const struct wcmp_path *paths, size_t m, uint32_t k_cap, double *out,
+			       size_t count, struct wcmp_unit *heap)
 {
 	size_t size = m, i;
 
@@ -193,8 +190,7 @@ static void unit_sequence_heap(const struct wcmp_path *paths, size_t m,
 			heap[0] = heap[--size];
 		} else {
 			heap[0].k++;
-			heap[0].value = heap[0].k *
-					paths[heap[0].path].inv_share;
+			heap[0].value = heap[0].k * paths[heap[0].path].inv_share;
 		}
 		heap_sift_down(heap, size, 0);
 	}
@@ -214,8 +210,7 @@ struct unit_scale {
 };
 
 /* cap_value and slow_share: m + 1 each, set by the caller */
-static void unit_scale_init(struct unit_scale *scale,
-			    const struct wcmp_path *paths, size_t m,
+static void unit_scale_init(struct unit_scale *scale, const struct wcmp_path *paths, size_t m,
 			    uint32_t k_cap)
 {
 	size_t c;
@@ -225,15 +220,13 @@ static void unit_scale_init(struct unit_scale *scale,
 	scale->cap_value[0] = 0;
 	scale->slow_share[m] = 0;
 	for (c = m; c-- > 0;)
-		scale->slow_share[c] = scale->slow_share[c + 1] +
-				       paths[m - 1 - c].share;
+		scale->slow_share[c] = scale->slow_share[c + 1] + paths[m - 1 - c].share;
 	for (c = 1; c <= m; c++)
 		scale->cap_value[c] = k_cap * paths[m - c].inv_share;
 }
 
 /* how many paths are capped at v, knowing it is in [low, high] */
-static size_t unit_scale_capped(const struct unit_scale *scale, double v,
-				size_t low, size_t high)
+static size_t unit_scale_capped(const struct unit_scale *scale, double v, size_t low, size_t high)
 {
 	while (low < high) {
 		size_t mid = low + (high - low + 1) / 2;
@@ -246,8 +239,7 @@ static size_t unit_scale_capped(const struct unit_scale *scale, double v,
 	return low;
 }
 
-static double unit_scale_rank(const struct unit_scale *scale, double v,
-			      size_t capped)
+static double unit_scale_rank(const struct unit_scale *scale, double v, size_t capped)
 {
 	return v * scale->slow_share[capped] + scale->k_cap * capped;
 }
@@ -284,9 +276,8 @@ struct unit_sort {
  * counting sort on floor(G(v)) sorts them in linear time (an insertion sort
  * fixes the order of the few that share a bucket).
  */
-static void unit_sequence(const struct wcmp_path *paths, size_t m,
-			  uint32_t k_cap, double *out, size_t count,
-			  struct unit_sort *sort, struct wcmp_unit *heap)
+static void unit_sequence(const struct wcmp_path *paths, size_t m, uint32_t k_cap, double *out,
+			  size_t count, struct unit_sort *sort, struct wcmp_unit *heap)
 {
 	const double target = (double)count + m + 1;
 	size_t capacity = count + 2 * m + 2, buckets = (size_t)target + 2;
@@ -311,24 +302,18 @@ static void unit_sequence(const struct wcmp_path *paths, size_t m,
 			unit_sequence_heap(paths, m, k_cap, out, count, heap);
 			return;
 		}
-		capped_first = unit_scale_capped(scale, paths[p].inv_share, 0,
-						 m);
-		capped_last = unit_scale_capped(scale,
-						k_max * paths[p].inv_share,
-						capped_first, m);
+		capped_first = unit_scale_capped(scale, paths[p].inv_share, 0, m);
+		capped_last = unit_scale_capped(scale, k_max * paths[p].inv_share, capped_first, m);
 		for (k = 1; k <= k_max; k++) {
 			double value = k * paths[p].inv_share;
 			size_t capped = capped_first;
 			double rank;
 
 			if (capped_first != capped_last)
-				capped = unit_scale_capped(scale, value,
-							   capped_first,
-							   capped_last);
+				capped = unit_scale_capped(scale, value, capped_first, capped_last);
 			rank = unit_scale_rank(scale, value, capped);
-			sort->unit_bucket[units] =
-				rank < buckets ? (uint32_t)rank
-					       : (uint32_t)(buckets - 1);
+			sort->unit_bucket[units] = rank < buckets ? (uint32_t)rank
+								  : (uint32_t)(buckets - 1);
 			sort->unsorted[units] = value;
 			sort->bucket_start[sort->unit_bucket[units] + 1]++;
 			units++;
@@ -342,8 +327,7 @@ static void unit_sequence(const struct wcmp_path *paths, size_t m,
 	for (i = 1; i <= buckets; i++)
 		sort->bucket_start[i] += sort->bucket_start[i - 1];
 	for (i = 0; i < units; i++)
-		sort->sorted[sort->bucket_start[sort->unit_bucket[i]]++] =
-			sort->unsorted[i];
+		sort->sorted[sort->bucket_start[sort->unit_bucket[i]]++] = sort->unsorted[i];
 	for (i = 1; i < units; i++) {
 		double value = sort->sorted[i];
 		size_t j = i;
@@ -425,11 +409,10 @@ static bool wcmp_work_alloc(struct wcmp_work *work, size_t m, size_t total_max)
 	work->sort.unit_bucket = malloc(units * sizeof(uint32_t));
 	work->sort.unsorted = malloc(units * sizeof(double));
 	work->sort.sorted = malloc(units * sizeof(double));
-	return work->paths && work->heap && work->upper_units &&
-	       work->lower_units && work->total_error && work->low &&
-	       work->high && work->vec && work->sort.scale.cap_value &&
-	       work->sort.scale.slow_share && work->sort.bucket_start &&
-	       work->sort.unit_bucket && work->sort.unsorted &&
+	return work->paths && work->heap && work->upper_units && work->lower_units &&
+	       work->total_error && work->low && work->high && work->vec &&
+	       work->sort.scale.cap_value && work->sort.scale.slow_share &&
+	       work->sort.bucket_start && work->sort.unit_bucket && work->sort.unsorted &&
 	       work->sort.sorted;
 }
 
@@ -438,8 +421,8 @@ static bool wcmp_work_alloc(struct wcmp_work *work, size_t m, size_t total_max)
  * may not, or m - 1 when there is none. Ideal weights move by s_i per total,
  * so a slow path stays in the same gap between integers for many totals.
  */
-static size_t next_total(const struct wcmp_path *path, size_t total,
-			 double limit, uint32_t max_weight, size_t m)
+static size_t next_total(const struct wcmp_path *path, size_t total, double limit,
+			 uint32_t max_weight, size_t m)
 {
 	double ideal = total * path->share, last_good;
 	size_t next;
@@ -464,8 +447,8 @@ static size_t next_total(const struct wcmp_path *path, size_t total,
  * Best error for every total: exact where it is within the tie tolerance of
  * the best so far, +inf or a lower bound where it is not (never selected).
  */
-static double wcmp_scan_totals(struct wcmp_work *work, size_t m,
-			       size_t total_max, uint32_t max_weight)
+static double wcmp_scan_totals(struct wcmp_work *work, size_t m, size_t total_max,
+			       uint32_t max_weight)
 {
 	const struct wcmp_path *paths = work->paths;
 	double best = INFINITY;
@@ -479,10 +462,8 @@ static double wcmp_scan_totals(struct wcmp_work *work, size_t m,
 		double per_total = 1.0 / (double)total;
 		double running;
 
-		running = max_double(work->upper_units[total - 1] * per_total -
-					     1.0,
-				     1.0 - work->lower_units[total - m] *
-						     per_total);
+		running = max_double(work->upper_units[total - 1] * per_total - 1.0,
+				     1.0 - work->lower_units[total - m] * per_total);
 		if (running > limit) {
 			total--;
 			continue;
@@ -490,8 +471,7 @@ static double wcmp_scan_totals(struct wcmp_work *work, size_t m,
 
 		/* the path that failed last time is likely to fail again */
 		failing = m;
-		if (hint < m &&
-		    path_error(total * paths[hint].share, max_weight) > limit)
+		if (hint < m && path_error(total * paths[hint].share, max_weight) > limit)
 			failing = hint;
 		for (i = 0; failing == m && i < m; i++) {
 			/* the slowest and the fastest first, then upwards */
@@ -508,8 +488,7 @@ static double wcmp_scan_totals(struct wcmp_work *work, size_t m,
 		}
 		if (failing < m) {
 			hint = failing;
-			total = next_total(&paths[failing], total, limit,
-					   max_weight, m);
+			total = next_total(&paths[failing], total, limit, max_weight, m);
 			continue;
 		}
 
@@ -522,8 +501,8 @@ static double wcmp_scan_totals(struct wcmp_work *work, size_t m,
 }
 
 /* A vector with this total and error: within [lo_i, hi_i], D'Hondt fill */
-static bool wcmp_build(struct wcmp_work *work, size_t m, size_t total,
-		       double error, uint32_t max_weight)
+static bool wcmp_build(struct wcmp_work *work, size_t m, size_t total, double error,
+		       uint32_t max_weight)
 {
 	const struct wcmp_path *paths = work->paths;
 	double slack = tie_tolerance(error) / 2;
@@ -540,10 +519,8 @@ static bool wcmp_build(struct wcmp_work *work, size_t m, size_t total,
 		low_sum = high_sum = 0;
 		for (i = 0; i < m; i++) {
 			double ideal = total * paths[i].share;
-			double low = max_double(1.0,
-						ceil(ideal * (1.0 - bound)));
-			double high = min_double(max_weight,
-						 floor(ideal * (1.0 + bound)));
+			double low = max_double(1.0, ceil(ideal * (1.0 - bound)));
+			double high = min_double(max_weight, floor(ideal * (1.0 + bound)));
 
 			if (!(low <= high)) {
 				fits = false;
@@ -577,11 +554,9 @@ static bool wcmp_build(struct wcmp_work *work, size_t m, size_t total,
 	size = 0;
 	for (i = 0; i < m; i++) {
 		/* adding: cheapest next unit first; removing: dearest last */
-		if (adding ? work->vec[i] < work->high[i]
-			   : work->vec[i] > work->low[i]) {
-			work->heap[size].value =
-				adding ? (work->vec[i] + 1.0) / paths[i].ratio
-				       : -(work->vec[i] / paths[i].ratio);
+		if (adding ? work->vec[i] < work->high[i] : work->vec[i] > work->low[i]) {
+			work->heap[size].value = adding ? (work->vec[i] + 1.0) / paths[i].ratio
+							: -(work->vec[i] / paths[i].ratio);
 			work->heap[size].path = (uint32_t)i;
 			size++;
 		}
@@ -601,9 +576,8 @@ static bool wcmp_build(struct wcmp_work *work, size_t m, size_t total,
 		if (adding ? *w >= work->high[path] : *w <= work->low[path])
 			work->heap[0] = work->heap[--size];
 		else
-			work->heap[0].value =
-				adding ? (*w + 1.0) / paths[path].ratio
-				       : -(*w / paths[path].ratio);
+			work->heap[0].value = adding ? (*w + 1.0) / paths[path].ratio
+						     : -(*w / paths[path].ratio);
 		heap_sift_down(work->heap, size, 0);
 	}
 	return sum == total;
@@ -645,10 +619,10 @@ static bool wcmp_optimise(const double *bw, size_t n, size_t m, double bw_max,
 		work.paths[i].inv_share = ratio_sum / work.paths[i].ratio;
 	}
 
-	unit_sequence(work.paths, m, lim->max_weight, work.upper_units,
-		      total_max, &work.sort, work.heap);
-	unit_sequence(work.paths, m, UINT32_MAX, work.lower_units,
-		      total_max - m + 1, &work.sort, work.heap);
+	unit_sequence(work.paths, m, lim->max_weight, work.upper_units, total_max, &work.sort,
+		      work.heap);
+	unit_sequence(work.paths, m, UINT32_MAX, work.lower_units, total_max - m + 1, &work.sort,
+		      work.heap);
 
 	best = wcmp_scan_totals(&work, m, total_max, lim->max_weight);
 	limit = best + tie_tolerance(best);
@@ -656,8 +630,7 @@ static bool wcmp_optimise(const double *bw, size_t n, size_t m, double bw_max,
 		if (work.total_error[total] <= limit)
 			break;
 	if (total > total_max ||
-	    !wcmp_build(&work, m, total, work.total_error[total],
-			lim->max_weight))
+	    !wcmp_build(&work, m, total, work.total_error[total], lim->max_weight))
 		goto out;
 
 	for (i = 0; i < n; i++)
@@ -670,8 +643,8 @@ out:
 	return done;
 }
 
-int fare_wcmp_weights(const double *bw, size_t n,
-		      const struct fare_wcmp_limits *lim, uint32_t *weights)
+int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
+		      uint32_t *weights)
 {
 	double first = 0, bw_max = 0;
 	bool all_equal = true;
@@ -692,8 +665,7 @@ int fare_wcmp_weights(const double *bw, size_t n,
 			bw_max = bw[i];
 		m++;
 	}
-	if (m == 0 || m > INT_MAX || lim->max_weight == 0 ||
-	    lim->max_members < m)
+	if (m == 0 || m > INT_MAX || lim->max_weight == 0 || lim->max_members < m)
 		return -1;
 
 	if (all_equal) {

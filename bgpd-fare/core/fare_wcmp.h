@@ -46,8 +46,8 @@ struct fare_wcmp_limits {
  * NULL, any bw is negative, NaN or infinite, all bw are zero, the limits
  * cannot hold one member per non-zero path, or memory runs out.
  */
-int fare_wcmp_weights(const double *bw, size_t n,
-		      const struct fare_wcmp_limits *lim, uint32_t *weights);
+int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
+		      uint32_t *weights);
 
 /*
  * Worst relative share error of a weight vector (the quantity minimised

@@ -67,8 +67,7 @@ static void zebra_scaled(const double *bw, size_t n, uint32_t *weights)
 	}
 }
 
-static void bench(size_t n, const struct fare_wcmp_limits *lim,
-		  struct prng *prng)
+static void bench(size_t n, const struct fare_wcmp_limits *lim, struct prng *prng)
 {
 	static double bw[GROUPS][MAX_PATHS];
 	static uint32_t weights[MAX_PATHS];
@@ -100,8 +99,8 @@ static void bench(size_t n, const struct fare_wcmp_limits *lim,
 	}
 	printf("%4zu paths: FARE %9.1f us/group avg (min %.1f, max %.1f), "
 	       "%6.1f members avg, worst share error %.3f%%\n",
-	       n, total / GROUPS / 1e3, fastest / 1e3, slowest / 1e3,
-	       (double)members / GROUPS, 100 * worst);
+	       n, total / GROUPS / 1e3, fastest / 1e3, slowest / 1e3, (double)members / GROUPS,
+	       100 * worst);
 
 	total = worst = 0;
 	members = 0;

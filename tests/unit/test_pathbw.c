@@ -40,8 +40,7 @@ static float float_of(uint32_t bits)
 }
 
 /* a Path Bandwidth community with these raw Local Administrator bits */
-static void make_ec(uint8_t ec[FARE_ECOMM_SIZE], uint8_t type, uint8_t subtype,
-		    uint32_t bits)
+static void make_ec(uint8_t ec[FARE_ECOMM_SIZE], uint8_t type, uint8_t subtype, uint32_t bits)
 {
 	ec[0] = type;
 	ec[1] = subtype;
@@ -63,8 +62,7 @@ static void test_encode_known_vector(void **state)
 
 	(void)state;
 	assert_int_equal(bits_of((float)BYTES_100G), FLOAT_BITS_100G);
-	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65001,
-			   (float)BYTES_100G);
+	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65001, (float)BYTES_100G);
 	assert_memory_equal(ec, expected, FARE_ECOMM_SIZE);
 }
 
@@ -80,8 +78,7 @@ static void test_decode_byte_order(void **state)
 	struct fare_pathbw pb;
 
 	(void)state;
-	assert_true(
-		fare_pathbw_decode(network, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
+	assert_true(fare_pathbw_decode(network, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
 	assert_true(pb.transitive);
 	assert_int_equal(pb.subtype, 0x30);
 	assert_int_equal(pb.as, 65001);
@@ -90,16 +87,14 @@ static void test_decode_byte_order(void **state)
 	assert_true(fabs(pb.bytes_per_sec - BYTES_100G) < 1e3);
 
 	/* little-endian float bytes on the wire are another (wrong) value */
-	assert_true(
-		fare_pathbw_decode(swapped, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
+	assert_true(fare_pathbw_decode(swapped, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
 	assert_int_equal(bits_of(pb.bytes_per_sec), 0xB7433A50u);
 	assert_true(pb.bytes_per_sec != (float)BYTES_100G);
 	assert_true(fabs(pb.bytes_per_sec - BYTES_100G) > 1e9);
 	assert_int_equal(pb.class, FARE_BW_NEGATIVE);
 }
 
-static void check_round_trip(float value, uint32_t asn, uint8_t subtype,
-			     bool transitive)
+static void check_round_trip(float value, uint32_t asn, uint8_t subtype, bool transitive)
 {
 	uint8_t ec[FARE_ECOMM_SIZE];
 	struct fare_pathbw pb;
@@ -117,22 +112,18 @@ static void check_round_trip(float value, uint32_t asn, uint8_t subtype,
 static void test_round_trip(void **state)
 {
 	static const float values[] = {
-		1.25e10f, 5e10f,   1e11f,   2e11f, 3.125e9f,
-		1.0f,	  FLT_MIN, FLT_MAX, 0.0f,  123456.789f,
+		1.25e10f, 5e10f, 1e11f, 2e11f, 3.125e9f, 1.0f, FLT_MIN, FLT_MAX, 0.0f, 123456.789f,
 	};
 	static const uint32_t asns[] = { 0, 1, 64512, 65001, 65535 };
-	static const uint8_t subtypes[] = { FARE_PATHBW_SUBTYPE_DEFAULT, 0x31,
-					    0xFF };
+	static const uint8_t subtypes[] = { FARE_PATHBW_SUBTYPE_DEFAULT, 0x31, 0xFF };
 	size_t v, a, s;
 
 	(void)state;
 	for (v = 0; v < ARRAY_SIZE(values); v++)
 		for (a = 0; a < ARRAY_SIZE(asns); a++)
 			for (s = 0; s < ARRAY_SIZE(subtypes); s++) {
-				check_round_trip(values[v], asns[a],
-						 subtypes[s], true);
-				check_round_trip(values[v], asns[a],
-						 subtypes[s], false);
+				check_round_trip(values[v], asns[a], subtypes[s], true);
+				check_round_trip(values[v], asns[a], subtypes[s], false);
 			}
 }
 
@@ -143,8 +134,7 @@ static void test_non_transitive(void **state)
 	struct fare_pathbw pb;
 
 	(void)state;
-	fare_pathbw_encode(ec, false, FARE_PATHBW_SUBTYPE_DEFAULT, 65001,
-			   (float)BYTES_100G);
+	fare_pathbw_encode(ec, false, FARE_PATHBW_SUBTYPE_DEFAULT, 65001, (float)BYTES_100G);
 	assert_int_equal(ec[0], FARE_PATHBW_TYPE_NON_TRANSITIVE);
 	assert_int_equal(ec[0], 0x40);
 	assert_int_equal(ec[1], 0x30);
@@ -161,18 +151,15 @@ static void test_as_trans(void **state)
 	struct fare_pathbw pb;
 
 	(void)state;
-	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 4200000001u,
-			   (float)BYTES_100G);
+	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 4200000001u, (float)BYTES_100G);
 	assert_int_equal(ec[2], 0x5B);
 	assert_int_equal(ec[3], 0xA0);
 	assert_true(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
 	assert_int_equal(pb.as, FARE_AS_TRANS);
 
-	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65536,
-			   (float)BYTES_100G);
+	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65536, (float)BYTES_100G);
 	assert_int_equal(ec[2] << 8 | ec[3], FARE_AS_TRANS);
-	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65535,
-			   (float)BYTES_100G);
+	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65535, (float)BYTES_100G);
 	assert_int_equal(ec[2] << 8 | ec[3], 65535);
 }
 
@@ -212,19 +199,15 @@ static void test_classify(void **state)
 	for (i = 0; i < ARRAY_SIZE(class_cases); i++) {
 		const struct class_case *c = &class_cases[i];
 
-		print_message("%-24s -> %s\n", c->what,
-			      fare_bw_class_name(c->class));
+		print_message("%-24s -> %s\n", c->what, fare_bw_class_name(c->class));
 		assert_int_equal(fare_bw_classify(float_of(c->bits)), c->class);
 		/* decode classifies the received bits themselves */
-		make_ec(ec, FARE_PATHBW_TYPE_TRANSITIVE,
-			FARE_PATHBW_SUBTYPE_DEFAULT, c->bits);
-		assert_true(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT,
-					       &pb));
+		make_ec(ec, FARE_PATHBW_TYPE_TRANSITIVE, FARE_PATHBW_SUBTYPE_DEFAULT, c->bits);
+		assert_true(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
 		assert_int_equal(pb.class, c->class);
 		assert_int_equal(bits_of(pb.bytes_per_sec), c->bits);
 		assert_int_equal(fare_bw_class_usable(c->class),
-				 c->class == FARE_BW_VALID ||
-					 c->class == FARE_BW_ZERO);
+				 c->class == FARE_BW_VALID || c->class == FARE_BW_ZERO);
 	}
 
 	assert_int_equal(fare_bw_classify(NAN), FARE_BW_NAN);
@@ -243,8 +226,7 @@ static void test_classify(void **state)
 static void test_class_names(void **state)
 {
 	static const char *const names[FARE_BW_CLASS_MAX] = {
-		"valid", "zero",     "subnormal",	  "negative",
-		"nan",	 "infinite", "negative-infinite",
+		"valid", "zero", "subnormal", "negative", "nan", "infinite", "negative-infinite",
 	};
 	int c;
 
@@ -270,10 +252,8 @@ static void test_decode_rejects(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(other_types); i++) {
-		make_ec(ec, other_types[i], FARE_PATHBW_SUBTYPE_DEFAULT,
-			FLOAT_BITS_100G);
-		assert_false(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT,
-						&pb));
+		make_ec(ec, other_types[i], FARE_PATHBW_SUBTYPE_DEFAULT, FLOAT_BITS_100G);
+		assert_false(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
 	}
 	/* FRR's link bandwidth: type 0x40, sub-type 0x04 */
 	make_ec(ec, 0x40, 0x04, FLOAT_BITS_100G);
@@ -435,8 +415,7 @@ static void test_parse(void **state)
 	for (i = 0; i < ARRAY_SIZE(good_parse); i++) {
 		value = -1;
 		assert_true(fare_bw_parse(good_parse[i].text, &value));
-		print_message("\"%s\" -> %.10g bytes/s\n", good_parse[i].text,
-			      value);
+		print_message("\"%s\" -> %.10g bytes/s\n", good_parse[i].text, value);
 		assert_true(value == good_parse[i].bytes_per_sec);
 	}
 	for (i = 0; i < ARRAY_SIZE(bad_parse); i++) {
@@ -471,12 +450,10 @@ static void test_double_sums_exact(void **state)
 	assert_true(sum == 6.4e12);
 	assert_true(sum == 64 * one);
 	assert_true((double)float_sum != 6.4e12);
-	print_message("64 x 800G: double %.1f, float %.1f bytes/s\n", sum,
-		      (double)float_sum);
+	print_message("64 x 800G: double %.1f, float %.1f bytes/s\n", sum, (double)float_sum);
 
 	/* on the wire it is the nearest float, within float precision */
-	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65001,
-			   (float)sum);
+	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65001, (float)sum);
 	assert_true(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
 	assert_int_equal(pb.class, FARE_BW_VALID);
 	assert_true(pb.bytes_per_sec == (float)6.4e12);
@@ -488,8 +465,7 @@ static void test_double_sums_exact(void **state)
  */
 static void test_wire_value(void **state)
 {
-	static const double gbps[] = { 1,   10,  25,  40,   50,  100,
-				       200, 400, 800, 1600, 3200, 51200 };
+	static const double gbps[] = { 1, 10, 25, 40, 50, 100, 200, 400, 800, 1600, 3200, 51200 };
 	size_t i;
 
 	(void)state;

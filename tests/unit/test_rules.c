@@ -22,12 +22,12 @@
 #define GBPS(g) ((g)*1e9 / 8)
 
 /* cmocka 1.1.5 has no double assertion: compare exactly, show both */
-#define assert_double_exact(a, b)                                              \
-	do {                                                                   \
-		double a_ = (a), b_ = (b);                                     \
-		if (a_ != b_)                                                  \
-			print_error("%.17g != %.17g\n", a_, b_);               \
-		assert_true(a_ == b_);                                         \
+#define assert_double_exact(a, b)                                                                  \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b);                                                         \
+		if (a_ != b_)                                                                      \
+			print_error("%.17g != %.17g\n", a_, b_);                                   \
+		assert_true(a_ == b_);                                                             \
 	} while (0)
 
 #define MAX_PATHS 64
@@ -41,14 +41,14 @@ static const struct fare_prefix_params node_params = {
 /* a path from a leaf or spine, carrying T */
 static struct fare_path_in node_path(double link_bw, double t_bw)
 {
-	return (struct fare_path_in){ .link_bw = link_bw, .t_bw = t_bw,
-				      .t_state = FARE_PB_PRESENT };
+	return (struct fare_path_in){ .link_bw = link_bw, .t_bw = t_bw, .t_state = FARE_PB_PRESENT };
 }
 
 /* a path from a super-spine, carrying a non-transitive value (FARE-9) */
 static struct fare_path_in ss_path(double link_bw, double nt_bw)
 {
-	return (struct fare_path_in){ .link_bw = link_bw, .nt_bw = nt_bw,
+	return (struct fare_path_in){ .link_bw = link_bw,
+				      .nt_bw = nt_bw,
 				      .nt_state = FARE_PB_PRESENT,
 				      .from_super_spine = true };
 }
@@ -57,8 +57,7 @@ static double path_bw[MAX_PATHS];
 static uint32_t weights[MAX_PATHS];
 static struct fare_prefix_out out;
 
-static void compute(const struct fare_path_in *in, size_t n,
-		    const struct fare_prefix_params *params)
+static void compute(const struct fare_path_in *in, size_t n, const struct fare_prefix_params *params)
 {
 	/* garbage, to see that everything is written */
 	memset(path_bw, 0xA5, sizeof(path_bw));
@@ -78,8 +77,7 @@ static void assert_result(size_t n, const double *bw, const uint32_t *w)
 }
 
 /* plain ECMP because of one path: nothing weighted */
-static void assert_ecmp(size_t n, enum fare_reason reason, size_t path,
-			enum fare_adv_action action)
+static void assert_ecmp(size_t n, enum fare_reason reason, size_t path, enum fare_adv_action action)
 {
 	assert_false(out.wcmp);
 	assert_int_equal(out.reason, reason);
@@ -113,8 +111,7 @@ static void test_fare4_min_and_reduce(void **state)
 	in[1] = node_path(0, 3e10);
 	compute(in, 2, &node_params);
 	assert_true(out.wcmp);
-	assert_result(2, (const double[]){ 1e10, 3e10 },
-		      (const uint32_t[]){ 1, 3 });
+	assert_result(2, (const double[]){ 1e10, 3e10 }, (const uint32_t[]){ 1, 3 });
 	assert_double_exact(out.t_value, 4e10);
 }
 
@@ -142,21 +139,18 @@ static void test_fare5_sum_64(void **state)
 /* FARE-6: k divides T before the min() */
 static void test_fare6_multihoming(void **state)
 {
-	struct fare_path_in in[2] = { node_path(GBPS(100), 2e10),
-				      node_path(GBPS(100), 5e10) };
+	struct fare_path_in in[2] = { node_path(GBPS(100), 2e10), node_path(GBPS(100), 5e10) };
 	struct fare_prefix_params params = node_params;
 
 	(void)state;
 	compute(in, 2, &params);
-	assert_result(2, (const double[]){ 1.25e10, 1.25e10 },
-		      (const uint32_t[]){ 1, 1 });
+	assert_result(2, (const double[]){ 1.25e10, 1.25e10 }, (const uint32_t[]){ 1, 1 });
 	assert_double_exact(out.t_value, 2.5e10);
 
 	params.multihoming = 2;
 	compute(in, 2, &params);
 	assert_true(out.wcmp);
-	assert_result(2, (const double[]){ 1e10, 1.25e10 },
-		      (const uint32_t[]){ 4, 5 });
+	assert_result(2, (const double[]){ 1e10, 1.25e10 }, (const uint32_t[]){ 4, 5 });
 	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
 	assert_double_exact(out.t_value, 2.25e10);
 
@@ -200,16 +194,14 @@ static void test_fare7_all_or_nothing(void **state)
 /* zero bandwidth: no member for that path; all zero: ECMP, advertise 0 */
 static void test_zero(void **state)
 {
-	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX),
-				      node_path(GBPS(100), 0),
+	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX), node_path(GBPS(100), 0),
 				      node_path(GBPS(200), FLT_MAX) };
 
 	(void)state;
 	compute(in, 3, &node_params);
 	assert_true(out.wcmp);
 	assert_int_equal(out.reason, FARE_REASON_WCMP);
-	assert_result(3, (const double[]){ 1.25e10, 0, 2.5e10 },
-		      (const uint32_t[]){ 1, 0, 2 });
+	assert_result(3, (const double[]){ 1.25e10, 0, 2.5e10 }, (const uint32_t[]){ 1, 0, 2 });
 	assert_double_exact(out.t_value, 3.75e10);
 
 	in[0].t_bw = 0;
@@ -225,16 +217,14 @@ static void test_zero(void **state)
 /* FARE-8: a super-spine keeps T and attaches its link bandwidth */
 static void test_fare8_super_spine(void **state)
 {
-	struct fare_path_in in[2] = { node_path(GBPS(100), FLT_MAX),
-				      node_path(GBPS(200), FLT_MAX) };
+	struct fare_path_in in[2] = { node_path(GBPS(100), FLT_MAX), node_path(GBPS(200), FLT_MAX) };
 	struct fare_prefix_params params = node_params;
 
 	(void)state;
 	params.role = FARE_ROLE_SUPER_SPINE;
 	compute(in, 2, &params);
 	assert_true(out.wcmp);
-	assert_result(2, (const double[]){ 1.25e10, 2.5e10 },
-		      (const uint32_t[]){ 1, 2 });
+	assert_result(2, (const double[]){ 1.25e10, 2.5e10 }, (const uint32_t[]){ 1, 2 });
 	assert_int_equal(out.t_action, FARE_ADV_KEEP);
 	assert_true(out.nt_attach);
 	assert_double_exact(out.nt_value, 3.75e10);
@@ -243,8 +233,7 @@ static void test_fare8_super_spine(void **state)
 	in[1] = node_path(0, GBPS(200));
 	compute(in, 2, &params);
 	assert_true(out.wcmp);
-	assert_result(2, (const double[]){ 1.25e10, 2.5e10 },
-		      (const uint32_t[]){ 1, 2 });
+	assert_result(2, (const double[]){ 1.25e10, 2.5e10 }, (const uint32_t[]){ 1, 2 });
 	assert_int_equal(out.t_action, FARE_ADV_KEEP);
 	assert_false(out.nt_attach);
 
@@ -260,8 +249,7 @@ static void test_fare8_super_spine(void **state)
 /* FARE-9: spine in another PoD, paths from super-spines */
 static void test_fare9_from_super_spine(void **state)
 {
-	struct fare_path_in in[2] = { ss_path(GBPS(100), 1e10),
-				      ss_path(GBPS(100), 5e10) };
+	struct fare_path_in in[2] = { ss_path(GBPS(100), 1e10), ss_path(GBPS(100), 5e10) };
 	struct fare_prefix_params params = node_params;
 
 	(void)state;
@@ -269,8 +257,7 @@ static void test_fare9_from_super_spine(void **state)
 	in[0].t_bw = 3e10;
 	compute(in, 2, &params);
 	assert_true(out.wcmp);
-	assert_result(2, (const double[]){ 1e10, 1.25e10 },
-		      (const uint32_t[]){ 4, 5 });
+	assert_result(2, (const double[]){ 1e10, 1.25e10 }, (const uint32_t[]){ 4, 5 });
 	assert_int_equal(out.t_action, FARE_ADV_KEEP);
 	assert_false(out.nt_attach);
 
@@ -300,8 +287,7 @@ static void test_fare9_from_super_spine(void **state)
 /* limits that cannot hold one member per path */
 static void test_weights_unfit(void **state)
 {
-	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX),
-				      node_path(GBPS(100), FLT_MAX),
+	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX), node_path(GBPS(100), FLT_MAX),
 				      node_path(GBPS(200), FLT_MAX) };
 	struct fare_prefix_params params = node_params;
 
@@ -355,19 +341,14 @@ static void test_averaged_mode_wp4(void **state)
 	params.mode = FARE_MODE_AVERAGED;
 	compute(spine1, 2, &params);
 	assert_true(out.wcmp);
-	assert_result(2, (const double[]){ GBPS(50), GBPS(100) },
-		      (const uint32_t[]){ 1, 2 });
+	assert_result(2, (const double[]){ GBPS(50), GBPS(100) }, (const uint32_t[]){ 1, 2 });
 	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
 	assert_double_exact(out.t_value, GBPS(150));
-	assert_double_exact(fare_averaged_advertised(out.t_value, 2, GBPS(100)),
-			    GBPS(75));
+	assert_double_exact(fare_averaged_advertised(out.t_value, 2, GBPS(100)), GBPS(75));
 	compute(spine2, 2, &params);
-	assert_double_exact(fare_averaged_advertised(out.t_value, 2, GBPS(100)),
-			    GBPS(100));
+	assert_double_exact(fare_averaged_advertised(out.t_value, 2, GBPS(100)), GBPS(100));
 	compute(leaf2, 4, &params);
-	assert_result(4,
-		      (const double[]){ GBPS(75), GBPS(75), GBPS(100),
-					GBPS(100) },
+	assert_result(4, (const double[]){ GBPS(75), GBPS(75), GBPS(100), GBPS(100) },
 		      (const uint32_t[]){ 3, 3, 4, 4 });
 	/* averaged mode does not take the min() with the receiving link */
 	leaf2[2].link_bw = GBPS(10);
@@ -379,11 +360,9 @@ static void test_averaged_advertised(void **state)
 {
 	(void)state;
 	/* WP-2: cap by the outgoing line rate */
-	assert_double_exact(fare_averaged_advertised(GBPS(400), 2, GBPS(100)),
-			    GBPS(100));
+	assert_double_exact(fare_averaged_advertised(GBPS(400), 2, GBPS(100)), GBPS(100));
 	/* WP-1: origination at the line rate, n_out 1 */
-	assert_double_exact(fare_averaged_advertised(3.4e38, 1, GBPS(400)),
-			    GBPS(400));
+	assert_double_exact(fare_averaged_advertised(3.4e38, 1, GBPS(400)), GBPS(400));
 	/* unknown outgoing line rate: no cap; no outgoing link: the sum */
 	assert_double_exact(fare_averaged_advertised(GBPS(300), 3, 0), GBPS(100));
 	assert_double_exact(fare_averaged_advertised(GBPS(300), 0, 0), GBPS(300));
@@ -392,16 +371,14 @@ static void test_averaged_advertised(void **state)
 /* WP-7: a re-established session in its hold-down carries nothing yet */
 static void test_held_down_path(void **state)
 {
-	struct fare_path_in in[3] = { node_path(GBPS(400), 3.4e38),
-				      node_path(GBPS(400), 3.4e38),
+	struct fare_path_in in[3] = { node_path(GBPS(400), 3.4e38), node_path(GBPS(400), 3.4e38),
 				      node_path(GBPS(800), 3.4e38) };
 
 	(void)state;
 	in[2].held_down = true;
 	compute(in, 3, &node_params);
 	assert_true(out.wcmp);
-	assert_result(3, (const double[]){ GBPS(400), GBPS(400), 0 },
-		      (const uint32_t[]){ 1, 1, 0 });
+	assert_result(3, (const double[]){ GBPS(400), GBPS(400), 0 }, (const uint32_t[]){ 1, 1, 0 });
 	assert_double_exact(out.t_value, GBPS(800));
 }
 

@@ -59,8 +59,7 @@ static double tolerance(double error)
 	return ERROR_TOLERANCE * (error > 1.0 ? error : 1.0);
 }
 
-static void check_weights(const double *bw, size_t n,
-			  const struct fare_wcmp_limits *lim,
+static void check_weights(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
 			  const uint32_t *expected)
 {
 	uint32_t weights[16];
@@ -162,12 +161,9 @@ static void test_invalid(void **state)
 	(void)state;
 	assert_int_equal(fare_wcmp_weights(good, 0, kernel, weights), -1);
 	assert_int_equal(fare_wcmp_weights(negative, 2, kernel, weights), -1);
-	assert_int_equal(fare_wcmp_weights(not_a_number, 2, kernel, weights),
-			 -1);
+	assert_int_equal(fare_wcmp_weights(not_a_number, 2, kernel, weights), -1);
 	assert_int_equal(fare_wcmp_weights(infinite, 2, kernel, weights), -1);
-	assert_int_equal(fare_wcmp_weights(negative_infinite, 2, kernel,
-					   weights),
-			 -1);
+	assert_int_equal(fare_wcmp_weights(negative_infinite, 2, kernel, weights), -1);
 	assert_int_equal(fare_wcmp_weights(zeros, 3, kernel, weights), -1);
 	assert_int_equal(fare_wcmp_weights(good, 2, &no_weight, weights), -1);
 	assert_int_equal(fare_wcmp_weights(good, 2, &one_member, weights), -1);
@@ -181,8 +177,7 @@ static void test_invalid(void **state)
 	assert_true(isinf(fare_wcmp_max_error(good, weights, 2)));
 	weights[0] = 1;
 	weights[1] = 1;
-	assert_true(isinf(fare_wcmp_max_error((const double[]){ GBPS(100), 0 },
-					      weights, 2)));
+	assert_true(isinf(fare_wcmp_max_error((const double[]){ GBPS(100), 0 }, weights, 2)));
 	assert_true(fabs(fare_wcmp_max_error(good, weights, 2) - 0.5) < 1e-15);
 }
 
@@ -222,8 +217,7 @@ struct brute_result {
 };
 
 /* every vector in the limits: best error, smallest sum among the ties */
-static void brute_force(const double *bw, size_t n,
-			const struct fare_wcmp_limits *lim,
+static void brute_force(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
 			struct brute_result *result)
 {
 	uint32_t w[8] = { 0 };
@@ -269,17 +263,14 @@ static void brute_force(const double *bw, size_t n,
 		if (errors_by_sum[sum] < result->error)
 			result->error = errors_by_sum[sum];
 	for (sum = 0; sum < ARRAY_SIZE(errors_by_sum); sum++)
-		if (errors_by_sum[sum] <=
-		    result->error + tolerance(result->error))
+		if (errors_by_sum[sum] <= result->error + tolerance(result->error))
 			break;
 	result->sum = sum;
 }
 
 static double random_bandwidth(struct prng *prng, int kind)
 {
-	static const double speeds_gbps[] = {
-		10, 25, 40, 50, 100, 200, 400, 800
-	};
+	static const double speeds_gbps[] = { 10, 25, 40, 50, 100, 200, 400, 800 };
 
 	if (prng_range(prng, 0, 9) == 0)
 		return 0; /* FARE-4: a failed path */
@@ -287,8 +278,7 @@ static double random_bandwidth(struct prng *prng, int kind)
 	case 0: /* small integers: exact ratios, fitting or not */
 		return prng_range(prng, 1, 20);
 	case 1: /* link speeds (FARE-3), some multihomed: / k (FARE-6) */
-		return GBPS(speeds_gbps[prng_range(prng, 0, 7)]) /
-		       prng_range(prng, 1, 3);
+		return GBPS(speeds_gbps[prng_range(prng, 0, 7)]) / prng_range(prng, 1, 3);
 	case 2: /* WP-2 averages of link speeds */
 		return GBPS(speeds_gbps[prng_range(prng, 0, 7)] +
 			    speeds_gbps[prng_range(prng, 0, 7)]) /
@@ -297,9 +287,7 @@ static double random_bandwidth(struct prng *prng, int kind)
 		return GBPS(1 + 99 * prng_unit(prng));
 	default: /* fast links, a few degraded (WP-7, SUN-2) */
 		return GBPS(400 * (1 + prng_range(prng, 0, 1)) *
-			    (prng_range(prng, 0, 7)
-				     ? 1
-				     : 0.5 + 0.5 * prng_unit(prng)));
+			    (prng_range(prng, 0, 7) ? 1 : 0.5 + 0.5 * prng_unit(prng)));
 	}
 }
 
@@ -345,15 +333,13 @@ static void test_brute_force(void **state)
 
 		brute_force(bw, n, &lim, &brute);
 		error = fare_wcmp_max_error(bw, weights, n);
-		if (error > brute.error + tolerance(brute.error) ||
-		    sum != brute.sum) {
+		if (error > brute.error + tolerance(brute.error) || sum != brute.sum) {
 			for (i = 0; i < n; i++)
-				print_message("bw[%zu] = %.17g -> %u\n", i,
-					      bw[i], weights[i]);
+				print_message("bw[%zu] = %.17g -> %u\n", i, bw[i], weights[i]);
 			fail_msg("limits {%u, %u}: error %.17g sum %u, brute "
 				 "force %.17g sum %u",
-				 lim.max_weight, lim.max_members, error, sum,
-				 brute.error, brute.sum);
+				 lim.max_weight, lim.max_members, error, sum, brute.error,
+				 brute.sum);
 		}
 		cases++;
 		exact += error < 1e-12;
@@ -412,8 +398,7 @@ static void check_large_group(struct prng *prng, size_t n, int kind)
 	rounding_error = fare_wcmp_max_error(bw, rounded, n);
 	assert_true(error <= rounding_error + tolerance(rounding_error));
 
-	total = fmin(lim.max_members,
-		     floor((lim.max_weight - 1) * bw_sum / bw_max));
+	total = fmin(lim.max_members, floor((lim.max_weight - 1) * bw_sum / bw_max));
 	if (total * bw_min / bw_sum >= 1)
 		apportion_bound = bw_sum / (total * bw_min);
 	assert_true(error < apportion_bound);
@@ -421,8 +406,7 @@ static void check_large_group(struct prng *prng, size_t n, int kind)
 	print_message("n = %3zu kind %d: %3zu paths, %4u members, worst "
 		      "share error %8.4f%% (bounds: rounding %8.4f%%, "
 		      "apportionment %8.4f%%)\n",
-		      n, kind, m, sum, 100 * error, 100 * rounding_error,
-		      100 * apportion_bound);
+		      n, kind, m, sum, 100 * error, 100 * rounding_error, 100 * apportion_bound);
 }
 
 static void test_large_groups(void **state)
@@ -440,14 +424,10 @@ static void test_large_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wp4_vector),
-		cmocka_unit_test(test_ratio_5_8),
-		cmocka_unit_test(test_wp5_split),
-		cmocka_unit_test(test_equal),
-		cmocka_unit_test(test_zero_bandwidth),
-		cmocka_unit_test(test_invalid),
-		cmocka_unit_test(test_limits_respected),
-		cmocka_unit_test(test_brute_force),
+		cmocka_unit_test(test_wp4_vector),	 cmocka_unit_test(test_ratio_5_8),
+		cmocka_unit_test(test_wp5_split),	 cmocka_unit_test(test_equal),
+		cmocka_unit_test(test_zero_bandwidth),	 cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_limits_respected), cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_large_groups),
 	};
 

@@ -291,8 +291,8 @@ def test_multihomed_prefix(afi, prefix):
     assert got == exp1
     p = _fare_paths(tgen.gears["leaf1"], afi, prefix)
     assert p["multihomingFactor"] == 2
-    assert kernel_weights(tgen.gears["leaf1"], prefix, afi == "ipv6") == {
-        "to-s1": 2, "to-s2": 2, "to-s3": 3, "to-s4": 3}
+    exp = {"to-s1": 2, "to-s2": 2, "to-s3": 3, "to-s4": 3}
+    assert wait_for(lambda: kernel_weights(tgen.gears["leaf1"], prefix, afi == "ipv6"), exp) == exp
     # leaf2: min([800,800,800,400], 600) = 3:3:3:2
     exp2 = {"to-s1": (600.0, 3), "to-s2": (600.0, 3), "to-s3": (600.0, 3), "to-s4": (400.0, 2)}
     assert wait_for(lambda: _leaf_view(tgen.gears["leaf2"], afi, prefix), exp2) == exp2
@@ -302,6 +302,10 @@ def test_multihomed_prefix(afi, prefix):
 def test_one_path_without_community_falls_back_to_ecmp(afi, prefix):
     "FARE-7 at the spines for ext's prefix; FARE-11 inbound at leaf3."
     tgen = tgen_or_skip()
+    for leaf in ("leaf3", "leaf4"):
+        exp = {"prefixes": {prefix: {"paths": [{"interface": "to-ext"}]}}}
+        res = wait_json(tgen.gears[leaf], "show bgp {} fare {} json".format(afi, prefix), exp)
+        assert res is None, "{}: {}".format(leaf, res)
     # leaf3 ignores what the boundary peer sent, leaf4 uses it
     leaf3 = _fare_paths(tgen.gears["leaf3"], afi, prefix)
     assert leaf3["wcmp"] is False
@@ -331,11 +335,11 @@ def test_one_path_without_community_falls_back_to_ecmp(afi, prefix):
         assert k == {"to-l3": 1, "to-l4": 1}
 
     # the remote leaves: no spine path carries it any more -> ECMP
-    p = _fare_paths(tgen.gears["leaf1"], afi, prefix)
-    assert p["wcmp"] is False
-    assert p["reason"] == "a path has no Path Bandwidth (FARE-7)"
-    assert kernel_weights(tgen.gears["leaf1"], prefix, afi == "ipv6") == {
-        "to-s1": 1, "to-s2": 1, "to-s3": 1, "to-s4": 1}
+    exp = {"prefixes": {prefix: {"wcmp": False, "reason": "a path has no Path Bandwidth (FARE-7)",
+                                 "paths": [{}, {}, {}, {}]}}}
+    assert wait_json(tgen.gears["leaf1"], "show bgp {} fare {} json".format(afi, prefix), exp) is None
+    exp = {"to-s1": 1, "to-s2": 1, "to-s3": 1, "to-s4": 1}
+    assert wait_for(lambda: kernel_weights(tgen.gears["leaf1"], prefix, afi == "ipv6"), exp) == exp
 
 
 @pytest.mark.parametrize("afi", ["ipv4", "ipv6"])

@@ -119,11 +119,15 @@ def test_super_spines_keep_transitive_attach_non_transitive(afi):
             "paths": [{"transitive": {"state": "present", "bytesPerSec": t_gbps * GBPS}}]}}}
         res = wait_json(tgen.gears[ss], "show bgp {} fare {} json".format(afi, PREFIX_A[afi]), exp, count=60)
         assert res is None, "{}: {}".format(ss, res)
-    # what spb1 receives from ss1b: T from spa1 (AS 65010) and NT from ss1b (AS 65000)
-    j = vtysh_json(tgen.gears["spb1"], "show bgp {} unicast {} json".format(afi, PREFIX_A[afi]))
-    strings = sorted(p.get("extendedCommunity", {}).get("string", "") for p in j["paths"])
-    assert strings == ["PB:65010:800.000 Gbps PB-NT:65000:400.000 Gbps",
-                       "PB:65010:800.000 Gbps PB-NT:65000:800.000 Gbps"], strings
+    # what spb1 receives from ss1a and ss1b: T from spa1 (AS 65010), NT
+    # from the super-spine (AS 65000)
+    def received():
+        j = vtysh_json(tgen.gears["spb1"], "show bgp {} unicast {} json".format(afi, PREFIX_A[afi]))
+        return sorted(p.get("extendedCommunity", {}).get("string", "") for p in j.get("paths", []))
+
+    exp = ["PB:65010:800.000 Gbps PB-NT:65000:400.000 Gbps",
+           "PB:65010:800.000 Gbps PB-NT:65000:800.000 Gbps"]
+    assert wait_for(received, exp) == exp
 
 
 @pytest.mark.parametrize("afi", AFIS)
