@@ -17,26 +17,10 @@
 #include <time.h>
 
 #include "fare_wcmp.h"
+#include "prng.h"
 
 #define MAX_PATHS 512
 #define GROUPS	  64
-
-struct prng {
-	uint64_t state;
-};
-
-static uint64_t prng_next(struct prng *prng)
-{
-	prng->state ^= prng->state >> 12;
-	prng->state ^= prng->state << 25;
-	prng->state ^= prng->state >> 27;
-	return prng->state * 0x2545F4914F6CDD1DULL;
-}
-
-static double prng_unit(struct prng *prng)
-{
-	return (double)(prng_next(prng) >> 11) * 0x1p-53;
-}
 
 static double now_ns(void)
 {

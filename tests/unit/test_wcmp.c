@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fare_wcmp.h"
+#include "prng.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -29,29 +30,10 @@ static const struct fare_wcmp_limits kernel_limits = {
 	.max_members = 128,
 };
 
-/* xorshift64*: the same sequence on every platform */
-struct prng {
-	uint64_t state;
-};
-
-static uint64_t prng_next(struct prng *prng)
-{
-	prng->state ^= prng->state >> 12;
-	prng->state ^= prng->state << 25;
-	prng->state ^= prng->state >> 27;
-	return prng->state * 0x2545F4914F6CDD1DULL;
-}
-
 /* uniform in [lo, hi] */
 static uint32_t prng_range(struct prng *prng, uint32_t lo, uint32_t hi)
 {
 	return lo + (uint32_t)(prng_next(prng) % ((uint64_t)hi - lo + 1));
-}
-
-/* uniform in [0, 1) */
-static double prng_unit(struct prng *prng)
-{
-	return (double)(prng_next(prng) >> 11) * 0x1p-53;
 }
 
 static double tolerance(double error)
