@@ -472,7 +472,8 @@ static float fare_wire_float(double bytes_per_sec)
 	return (float)bytes_per_sec;
 }
 
-static bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi)
+/* Originated here (network, redistribute, aggregate), not received */
+bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi)
 {
 	return pi->peer == bgp->peer_self || pi->type != ZEBRA_ROUTE_BGP ||
 	       pi->sub_type != BGP_ROUTE_NORMAL;

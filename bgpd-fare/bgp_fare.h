@@ -125,6 +125,7 @@ extern uint8_t fare_display_subtype(void);
 extern void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 				     struct bgp_path_info *best, struct fare_prefix *fp);
 extern struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest);
+extern bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi);
 extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 
 extern void fare_vty_init(void);

@@ -540,8 +540,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 
 	if (!best)
 		return;
-	local = best->peer == fi->bgp->peer_self || best->type != ZEBRA_ROUTE_BGP ||
-		best->sub_type != BGP_ROUTE_NORMAL;
+	local = fare_route_is_local(fi->bgp, best);
 	if (local) {
 		fp->n = 0;
 		memset(&fp->out, 0, sizeof(fp->out));
