@@ -28,6 +28,7 @@
 #include "bgpd/bgp_fsm.h"
 #include "bgpd/bgp_ecommunity.h"
 #include "bgpd/bgp_mpath.h"
+#include "bgpd/bgp_nexthop.h"
 #include "bgpd/bgp_route.h"
 #include "bgpd/bgp_table.h"
 #include "bgpd/bgp_updgrp.h"
@@ -142,11 +143,14 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 	fi->multihoming = list_new();
 	fi->multihoming->del = fare_multihoming_free;
 	listnode_add(fare_instances, fi);
+	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT || listcount(fare_instances) > 1)
+		fare_display_refresh();
 	return fi;
 }
 
 static void fare_instance_free(struct fare_instance *fi)
 {
+	event_cancel(&fi->t_refresh);
 	listnode_delete(fare_instances, fi);
 	list_delete(&fi->link_states);
 	list_delete(&fi->peers);
@@ -297,14 +301,29 @@ static bool fare_peer_recovering(struct fare_instance *fi, struct peer *peer)
 	return st && st->t_hold && st->recovering;
 }
 
-/* Sub-type used to name Path Bandwidth communities in FRR's displays:
- * the default instance's setting.
+/* FRR's displays name a value as Path Bandwidth when its sub-type is the
+ * one an instance uses (the default when FARE is not configured): the
+ * displays are shared by all instances and kept with each interned
+ * community, so a change refreshes them (fare_display_refresh()).
  */
-uint8_t fare_display_subtype(void)
+bool fare_display_subtype(uint8_t subtype)
 {
-	struct fare_instance *fi = fare_instance_find(bgp_get_default());
+	struct listnode *node;
+	struct fare_instance *fi;
+	bool any = false;
 
-	return fi ? fi->subtype : FARE_PATHBW_SUBTYPE_DEFAULT;
+	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
+		if (fi->subtype == subtype)
+			return true;
+		any = true;
+	}
+	/* without FARE configured, the default sub-type */
+	return !any && subtype == FARE_PATHBW_SUBTYPE_DEFAULT;
+}
+
+void fare_display_refresh(void)
+{
+	ecommunity_refresh_display();
 }
 
 /* ------------------------------------------------------------------ */
@@ -328,10 +347,16 @@ static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest, const c
 			  detail ? detail : "", detail ? ")" : "");
 }
 
+/* Global Administrators of the usable values of one type on a path */
+struct fare_ga_set {
+	size_t n;
+	uint16_t as[4];
+};
+
 /* Read the Path Bandwidth of one type (transitive or not) from attr. */
 static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transitive,
-			   enum fare_pb_state *state, double *bw, struct peer *peer,
-			   const struct bgp_dest *dest, bool count)
+			   enum fare_pb_state *state, double *bw, struct fare_ga_set *gas,
+			   struct peer *peer, const struct bgp_dest *dest, bool count)
 {
 	struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
 	struct fare_pathbw pb;
@@ -360,6 +385,8 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transi
 					     fare_bw_class_name(pb.class));
 			continue;
 		}
+		if (gas->n < array_size(gas->as))
+			gas->as[gas->n++] = pb.as;
 		if (!found) {
 			found = true;
 			value = pb.bytes_per_sec;
@@ -411,6 +438,169 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 	return NULL;
 }
 
+/* The AS a Path Bandwidth's Global Administrator holds for `as`. */
+static bool fare_ga_is(uint16_t ga, as_t as)
+{
+	return as > UINT16_MAX ? ga == FARE_AS_TRANS : ga == as;
+}
+
+/* The n-th distinct AS (0: the first) of the AS_SEQUENCE segments of an
+ * AS_PATH, prepends counted once; 0 when there is none.
+ */
+static as_t fare_aspath_nth_as(const struct aspath *aspath, unsigned int nth)
+{
+	const struct assegment *seg;
+	as_t last = 0;
+	unsigned int i;
+
+	for (seg = aspath ? aspath->segments : NULL; seg; seg = seg->next) {
+		if (seg->type != AS_SEQUENCE)
+			continue;
+		for (i = 0; i < seg->length; i++) {
+			if (seg->as[i] == last)
+				continue;
+			last = seg->as[i];
+			if (nth-- == 0)
+				return last;
+		}
+	}
+	return 0;
+}
+
+/* The next hop of a path is the neighbor it came from (not a third-party
+ * next hop passed on unchanged); when it cannot be told, it is.
+ */
+static bool fare_nexthop_is_neighbor(const struct bgp_path_info *pi)
+{
+	const struct attr *attr = pi->attr;
+	const union sockunion *su = &pi->peer->connection->su;
+
+	if (attr->mp_nexthop_len == BGP_ATTR_NHLEN_IPV6_GLOBAL ||
+	    attr->mp_nexthop_len == BGP_ATTR_NHLEN_IPV6_GLOBAL_AND_LL) {
+		if (IN6_IS_ADDR_LINKLOCAL(&attr->mp_nexthop_global) || su->sa.sa_family != AF_INET6)
+			return true;
+		return IPV6_ADDR_SAME(&attr->mp_nexthop_global, &su->sin6.sin6_addr);
+	}
+	if (attr->mp_nexthop_len == BGP_ATTR_NHLEN_IPV4 ||
+	    CHECK_FLAG(attr->flag, ATTR_FLAG_BIT(BGP_ATTR_NEXT_HOP))) {
+		if (su->sa.sa_family != AF_INET)
+			return true;
+		return attr->nexthop.s_addr == su->sin.sin_addr.s_addr;
+	}
+	return true;
+}
+
+/* FARE-7 freshness: a transitive value describes the links behind the
+ * router that last wrote it. It is fresh when that router is the
+ * neighbor the path came from (its AS, AS_TRANS for a 4-octet AS); for a
+ * super-spine neighbor, which passes it on by design (FARE-8/9), the
+ * spine behind it (the second AS of the path). An iBGP neighbor writes
+ * our AS; a path with a third-party next hop (passed on by a router that
+ * did not put itself in the forwarding path, item 4 of the rules in the
+ * user guide) keeps the value of the router it points to, somewhere on
+ * its AS_PATH. Anything else crossed a router without FARE.
+ */
+static bool fare_pb_fresh_one(uint16_t ga, const struct bgp_path_info *pi, bool from_super_spine)
+{
+	struct peer *peer = pi->peer;
+	const struct aspath *aspath = pi->attr->aspath;
+	as_t first = fare_aspath_nth_as(aspath, 0);
+	unsigned int i;
+	as_t as;
+
+	if (from_super_spine) {
+		as = fare_aspath_nth_as(aspath, 1);
+		return as && fare_ga_is(ga, as);
+	}
+	if (peer->sort == BGP_PEER_EBGP || peer->sort == BGP_PEER_CONFED) {
+		if (fare_ga_is(ga, peer->as) || (first && fare_ga_is(ga, first)))
+			return true;
+	} else if (fare_ga_is(ga, peer->bgp->as) || (first && fare_ga_is(ga, first))) {
+		return true;
+	}
+	if (fare_nexthop_is_neighbor(pi))
+		return false;
+	for (i = 1; (as = fare_aspath_nth_as(aspath, i)) != 0; i++)
+		if (fare_ga_is(ga, as))
+			return true;
+	return false;
+}
+
+/* Duplicates that agree on the value may differ in who wrote them: fresh
+ * when one of them is.
+ */
+static bool fare_pb_fresh(const struct fare_ga_set *gas, const struct bgp_path_info *pi,
+			  bool from_super_spine)
+{
+	size_t i;
+
+	for (i = 0; i < gas->n; i++)
+		if (fare_pb_fresh_one(gas->as[i], pi, from_super_spine))
+			return true;
+	return false;
+}
+
+/* Same next hop address (zebra installs it once). */
+static bool fare_same_nexthop(const struct attr *a, const struct attr *b)
+{
+	if (a->mp_nexthop_len != b->mp_nexthop_len)
+		return false;
+	if (a->mp_nexthop_len >= BGP_ATTR_NHLEN_IPV6_GLOBAL)
+		return IPV6_ADDR_SAME(&a->mp_nexthop_global, &b->mp_nexthop_global) &&
+		       (a->mp_nexthop_len != BGP_ATTR_NHLEN_IPV6_GLOBAL_AND_LL ||
+			IPV6_ADDR_SAME(&a->mp_nexthop_local, &b->mp_nexthop_local));
+	return a->nexthop.s_addr == b->nexthop.s_addr;
+}
+
+/* The hop a resolved next hop ends on, when zebra reaches it through
+ * another route (recursive): that route's only gateway; NULL for a
+ * connected next hop.
+ */
+static const struct nexthop *fare_resolved_gateway(const struct bgp_path_info *pi)
+{
+	const struct bgp_nexthop_cache *bnc = pi->nexthop;
+
+	if (!bnc || bnc->nexthop_num != 1 || !bnc->nexthop ||
+	    CHECK_FLAG(bnc->flags, BGP_NEXTHOP_CONNECTED))
+		return NULL;
+	switch (bnc->nexthop->type) {
+	case NEXTHOP_TYPE_IPV4:
+	case NEXTHOP_TYPE_IPV4_IFINDEX:
+	case NEXTHOP_TYPE_IPV6:
+	case NEXTHOP_TYPE_IPV6_IFINDEX:
+		return bnc->nexthop;
+	case NEXTHOP_TYPE_IFINDEX:
+	case NEXTHOP_TYPE_BLACKHOLE:
+		break;
+	}
+	return NULL;
+}
+
+/* Zebra copies a route's weight onto every hop its next hop resolves
+ * to, and installs a hop once: weights stay exact only when each path's
+ * next hop ends on one hop of its own.
+ */
+static bool fare_nexthop_inexact(struct fare_prefix *fp, size_t i)
+{
+	const struct bgp_path_info *pi = fp->paths[i];
+	const struct nexthop *gw = fare_resolved_gateway(pi), *gw2;
+	size_t j;
+
+	if (pi->nexthop && pi->nexthop->nexthop_num > 1)
+		return true;
+	if (!gw)
+		return false;
+	for (j = 0; j < i; j++) {
+		if (fp->in[j].nexthop_group && fp->in[j].nexthop_group == fp->in[i].nexthop_group)
+			continue; /* the same BGP next hop: counted once anyway */
+		gw2 = fare_resolved_gateway(fp->paths[j]);
+		if (gw2 && gw2->ifindex == gw->ifindex && gw2->type == gw->type &&
+		    !memcmp(&gw2->gate, &gw->gate, sizeof(gw->gate)))
+			return true;
+	}
+	return false;
+}
+
 /* Gather best + multipaths in the order bgpd hands them to zebra, and let
  * the core compute weights and what to advertise.
  */
@@ -425,6 +615,7 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		.limits = { .max_weight = FARE_MAX_WEIGHT, .max_members = fi->max_members },
 	};
 	struct bgp_path_info *pi;
+	size_t j;
 
 	fp->n = 0;
 	fp->multihoming = fare_multihoming_factor(fi, bgp_dest_get_prefix(dest));
@@ -433,25 +624,58 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 	for (pi = best; pi && fp->n < MULTIPATH_NUM; pi = bgp_path_info_mpath_next(pi)) {
 		struct fare_path_in *in = &fp->in[fp->n];
 		struct peer *peer = pi->peer;
+		struct fare_ga_set gas = {}, gas_nt = {};
 
 		memset(in, 0, sizeof(*in));
 		fp->paths[fp->n] = pi;
+		fp->stale_as[fp->n] = 0;
 		in->link_bw = fare_peer_link_bw(fi, peer, &fp->link_source[fp->n],
 						&fp->link_held[fp->n]);
 		in->held_down = fare_peer_recovering(fi, peer);
-		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state, &in->t_bw, peer, dest,
-			       count);
-		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state, &in->nt_bw, peer, dest,
-			       count);
 		in->from_super_spine = fare_peer_flag(fi, peer, FARE_PEER_SUPER_SPINE);
+		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state, &in->t_bw, &gas, peer,
+			       dest, count);
+		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state, &in->nt_bw, &gas_nt,
+			       peer, dest, count);
+		/* FARE-7: passed on by a router without FARE */
+		if (in->t_state == FARE_PB_PRESENT &&
+		    !fare_pb_fresh(&gas, pi, in->from_super_spine)) {
+			in->t_state = FARE_PB_STALE;
+			fp->stale_as[fp->n] = gas.as[0];
+			if (count) {
+				fare_counters.stale++;
+				fare_log_bad(peer, dest, "stale Path Bandwidth ignored",
+					     "not written by this neighbor");
+			}
+		}
 		/* FARE-11: ignored inbound from a boundary peer */
 		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY)) {
 			in->ignored = true;
 			if (count)
 				fare_counters.ignored_boundary++;
 		}
+		/* Paths sharing a session (add-path) share its link; paths
+		 * to one next hop are one forwarding entry.
+		 */
+		for (j = 0; j < fp->n; j++) {
+			if (fp->paths[j]->peer == peer && !in->link_group) {
+				if (!fp->in[j].link_group)
+					fp->in[j].link_group = j + 1;
+				in->link_group = fp->in[j].link_group;
+			}
+			if (!in->nexthop_group && fare_same_nexthop(fp->paths[j]->attr, pi->attr) &&
+			    (fp->paths[j]->peer == peer ||
+			     !IN6_IS_ADDR_LINKLOCAL(&pi->attr->mp_nexthop_global))) {
+				if (!fp->in[j].nexthop_group)
+					fp->in[j].nexthop_group = j + 1;
+				in->nexthop_group = fp->in[j].nexthop_group;
+			}
+		}
 		fp->n++;
 	}
+	/* Recursive next hops (FARE-4 needs the link a path leaves on) */
+	for (j = 0; j < fp->n; j++)
+		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
 
 	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
 }
@@ -573,7 +797,8 @@ static int fare_ecommunity_str(const uint8_t *val, size_t unit_size, char *buf, 
 {
 	struct fare_pathbw pb;
 
-	if (unit_size != FARE_ECOMM_SIZE || !fare_pathbw_decode(val, fare_display_subtype(), &pb))
+	if (unit_size != FARE_ECOMM_SIZE || !fare_display_subtype(val[1]) ||
+	    !fare_pathbw_decode(val, val[1], &pb))
 		return 0;
 	fare_pathbw_format(buf, bufsz, &pb);
 	return 1;
@@ -663,7 +888,7 @@ static void fare_attr_rewrite(struct attr *attr, uint8_t subtype, bool strip_t, 
 
 static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 			      struct update_subgroup *subgrp, struct peer *conf, afi_t afi,
-			      safi_t safi, struct attr *attr)
+			      safi_t safi, struct attr *attr, bool nh_self)
 {
 	/* A neighbor the attribute goes to: the update-group's copy of the
 	 * configuration keeps the interface of whichever peer created the
@@ -717,6 +942,31 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		return 0;
 	}
 
+	/* FARE-5 sums the bandwidth behind this router: only a router that
+	 * puts itself in the forwarding path rewrites the value. A route
+	 * reflected, or sent with its next hop unchanged, keeps the value
+	 * it came with (the one-hop non-transitive one aside).
+	 */
+	if (!nh_self) {
+		fare_attr_rewrite(attr, fi->subtype, false, true, NULL, NULL);
+		fare_counters.passed_unchanged++;
+		if (FARE_DEBUG)
+			zlog_debug("FARE: %pBD to %pBP: next hop not self, transitive passed unchanged",
+				   dest, peer);
+		return 0;
+	}
+
+	/* Add-path sends other paths than the best one: each carries what
+	 * the whole multipath set gives, which is what this router forwards
+	 * over (FARE-5).
+	 */
+	if (!CHECK_FLAG(pi->flags, BGP_PATH_SELECTED)) {
+		struct bgp_path_info *best = fare_dest_selected(dest);
+
+		if (best)
+			pi = best;
+	}
+
 	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
 	fare_prefix_compute_internal(fi, dest, pi, fp, false);
 
@@ -738,6 +988,19 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		fare_counters.stripped_fallback++;
 		break;
 	case FARE_ADV_KEEP: /* FARE-8/9 */
+		/* A super-spine passes it on as it is (FARE-8). A spine
+		 * that passes on what came through super-spines (FARE-9)
+		 * vouches for it with its own AS, so that its leaves see a
+		 * fresh value (FARE-7); one that came stale is removed.
+		 */
+		if (fi->role == FARE_ROLE_SUPER_SPINE || !fp->n)
+			break;
+		strip_t = true;
+		if (fp->in[0].t_state == FARE_PB_PRESENT) {
+			fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
+					   fare_wire_float(fp->in[0].t_bw));
+			add_t = ec_t;
+		}
 		break;
 	}
 	/* A non-transitive value is for one hop only: never pass one on
@@ -794,9 +1057,40 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 		zlog_debug("FARE: %s: %s, %lu route(s) re-evaluated", bgp->name_pretty, why, count);
 }
 
-/* FARE-3: a change of an interface's bandwidth or speed (a LAG member
- * failing, the operator's "bandwidth") re-evaluates the instances whose
- * sessions run over it.
+static void fare_instance_refresh_event(struct event *event)
+{
+	struct fare_instance *fi = EVENT_ARG(event);
+
+	fare_instance_refresh(fi, fi->refresh_why ? fi->refresh_why : "re-evaluation");
+	fi->refresh_why = NULL;
+}
+
+/* Re-evaluate once the events at hand are handled: several sessions or
+ * prefix-list lines changing together cost one pass.
+ */
+void fare_instance_refresh_later(struct fare_instance *fi, const char *why)
+{
+	if (!fi->t_refresh)
+		fi->refresh_why = why;
+	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
+}
+
+static struct fare_if_state *fare_if_state_find(const struct interface *ifp)
+{
+	struct listnode *node;
+	struct fare_if_state *st;
+
+	for (ALL_LIST_ELEMENTS_RO(fare_if_states, node, st))
+		if (st->ifindex == ifp->ifindex && st->vrf_id == ifp->vrf->vrf_id)
+			return st;
+	return NULL;
+}
+
+/* FARE-3: a change of an interface's bandwidth or speed re-evaluates the
+ * instances whose sessions run over it. Zebra reports it in several ways,
+ * all of which come here: a new kernel speed (a LAG member failing or
+ * coming back) as an interface add (if_real), the operator's "bandwidth"
+ * as an interface up, and state changes as up/down.
  */
 static int fare_if_update(struct interface *ifp)
 {
@@ -806,10 +1100,16 @@ static int fare_if_update(struct interface *ifp)
 	struct peer *peer;
 	uint64_t bps, old_bps;
 
-	bps = (uint64_t)(ifp->bandwidth ? ifp->bandwidth : ifp->speed) * 1000000ULL;
-	for (ALL_LIST_ELEMENTS_RO(fare_if_states, node, st))
-		if (st->ifindex == ifp->ifindex && st->vrf_id == ifp->vrf->vrf_id)
-			break;
+	if (ifp->ifindex == IFINDEX_INTERNAL)
+		return 0;
+	/* Mb/s: the operator's bandwidth, else the speed (unknown: 0) */
+	if (ifp->bandwidth)
+		bps = (uint64_t)ifp->bandwidth * 1000000ULL;
+	else if (ifp->speed != UINT32_MAX)
+		bps = (uint64_t)ifp->speed * 1000000ULL;
+	else
+		bps = 0;
+	st = fare_if_state_find(ifp);
 	if (!st) {
 		st = XCALLOC(MTYPE_FARE_IF_STATE, sizeof(*st));
 		st->ifindex = ifp->ifindex;
@@ -847,39 +1147,134 @@ static int fare_if_update(struct interface *ifp)
 	return 0;
 }
 
+/* An interface that is gone leaves no state behind. */
+static int fare_if_gone(struct interface *ifp)
+{
+	struct fare_if_state *st = fare_if_state_find(ifp);
+
+	if (st) {
+		listnode_delete(fare_if_states, st);
+		XFREE(MTYPE_FARE_IF_STATE, st);
+	}
+	return 0;
+}
+
 /* FARE-11: boundary peers get a different attribute (stripped), so they
- * must not share an update-group with fabric peers.
+ * must not share an update-group with fabric peers; in averaged mode each
+ * outgoing line rate gets its own value (WP-1/2), so peers at different
+ * rates never share one either. The rate goes in exactly, in bit/s.
  */
-static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi, safi_t safi)
+static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi, safi_t safi,
+				  struct updgrp_module_class *cls)
 {
 	struct fare_instance *fi = fare_instance_find(peer->bgp);
-
 	const char *src;
-	uint32_t class;
+	double bits;
 
 	if (!fi || !fare_afi_safi(afi, safi))
 		return 0;
-	class = fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY);
-	/* WP-1/2: each outgoing line rate gets its own value */
-	if (fi->enabled && fi->mode == FARE_MODE_AVERAGED)
-		class |= (uint32_t)llround(fare_peer_link_bw(fi, (struct peer *)peer, &src, NULL) /
-					   1e3)
-			 << 1;
-	return (int)class;
+	if (fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY))
+		updgrp_module_class_add(cls, "fareBoundary", 1);
+	if (fi->enabled && fi->mode == FARE_MODE_AVERAGED) {
+		bits = fare_peer_link_bw(fi, (struct peer *)peer, &src, NULL) * 8;
+		updgrp_module_class_add(cls, "fareLinkBitsPerSec",
+					bits >= (double)INT64_MAX ? (uint64_t)INT64_MAX
+								  : (uint64_t)llround(bits));
+	}
+	return 0;
 }
 
-/* WP-7: a session that comes back after a failure carries nothing until
- * its hold-down ends, so a flapping link does not churn the fabric.
+/* Sessions coming and going. WP-7: a session that comes back after a
+ * failure carries nothing until its hold-down ends, so a flapping link
+ * does not churn the fabric; not so after a graceful restart (RFC 4724),
+ * where its stale paths kept forwarding and keep their weight. WP-2: in
+ * averaged mode the number of outgoing sessions N changes with every
+ * session that comes up or goes down, and so does every value sent.
  */
 static int fare_peer_status_changed(struct peer *peer)
 {
 	struct fare_instance *fi = fare_instance_find(peer->bgp);
+	struct peer_connection *connection = peer->connection;
+	bool up = connection->status == Established && connection->ostatus != Established;
+	bool down = connection->status != Established && connection->ostatus == Established;
 
-	/* established again: peer->established counts establishments */
-	if (!fi || !fi->enabled || !fi->hold_down || peer->established <= 1 ||
-	    peer->connection->status != Established || peer->connection->ostatus == Established)
+	if (!fi || !fi->enabled || (!up && !down))
 		return 0;
-	fare_hold_down_start(fi, peer, 0, true);
+	if (up && fi->hold_down && peer->established > 1) {
+		if (CHECK_FLAG(peer->sflags, PEER_STATUS_NSF_WAIT)) {
+			fare_counters.graceful_restarts++;
+			if (FARE_DEBUG)
+				zlog_debug("FARE: %pBP: re-established after a graceful restart, no hold-down",
+					   peer);
+		} else {
+			fare_hold_down_start(fi, peer, 0, true);
+		}
+	}
+	if (fi->mode == FARE_MODE_AVERAGED)
+		fare_instance_refresh_later(fi,
+					    up ? "session up (WP-2 N)" : "session down (WP-2 N)");
+	return 0;
+}
+
+/* Neighbors and peer-groups that are deleted take their FARE settings
+ * and state with them: the configuration written back stays loadable and
+ * a later neighbor of the same name starts clean.
+ */
+static void fare_forget_name(struct bgp *bgp, const char *name)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+	struct fare_peer_cfg *pc;
+	struct fare_link_state *st;
+
+	if (!fi || !name)
+		return;
+	pc = fare_peer_cfg_find(fi, name);
+	if (pc) {
+		listnode_delete(fi->peers, pc);
+		fare_peer_cfg_free(pc);
+	}
+	st = fare_link_state_find(fi, name);
+	if (st) {
+		listnode_delete(fi->link_states, st);
+		fare_link_state_free(st);
+	}
+	if (FARE_DEBUG && (pc || st))
+		zlog_debug("FARE: %s: %s deleted, its FARE settings and state removed",
+			   bgp->name_pretty, name);
+}
+
+static int fare_peer_delete(struct peer *peer)
+{
+	/* a peer-group's configuration node goes with the group */
+	if (CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
+		return 0;
+	fare_forget_name(peer->bgp, peer->conf_if ? peer->conf_if : peer->host);
+	return 0;
+}
+
+static int fare_peer_group_delete(struct peer_group *group)
+{
+	fare_forget_name(group->bgp, group->name);
+	return 0;
+}
+
+/* FARE-6: a prefix-list used by "bgp fare multihoming" changed */
+static int fare_prefix_list_update(struct prefix_list *plist)
+{
+	const char *name = plist ? prefix_list_name(plist) : NULL;
+	struct listnode *node, *mnode;
+	struct fare_instance *fi;
+	struct fare_multihoming *mh;
+
+	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
+		if (!fi->enabled)
+			continue;
+		for (ALL_LIST_ELEMENTS_RO(fi->multihoming, mnode, mh))
+			if (!name || strmatch(mh->plist, name)) {
+				fare_instance_refresh_later(fi, "multihoming prefix-list changed");
+				break;
+			}
+	}
 	return 0;
 }
 
@@ -889,6 +1284,7 @@ static int fare_bgp_delete(struct bgp *bgp)
 
 	if (fi)
 		fare_instance_free(fi);
+	fare_display_refresh();
 	return 0;
 }
 
@@ -926,7 +1322,14 @@ static int bgp_fare_module_init(void)
 	hook_register(bgp_updgrp_peer_class, fare_updgrp_peer_class);
 	hook_register(peer_status_changed, fare_peer_status_changed);
 	hook_register(bgp_inst_delete, fare_bgp_delete);
+	hook_register(if_real, fare_if_update);
 	hook_register(if_up, fare_if_update);
+	hook_register(if_down, fare_if_update);
+	hook_register(if_unreal, fare_if_gone);
+	hook_register(if_del, fare_if_gone);
+	hook_register(bgp_peer_delete, fare_peer_delete);
+	hook_register(bgp_peer_group_delete, fare_peer_group_delete);
+	hook_register(bgp_prefix_list_update, fare_prefix_list_update);
 	hook_register(frr_late_init, fare_late_init);
 	hook_register(frr_early_fini, fare_fini);
 

@@ -71,6 +71,8 @@ struct fare_instance {
 	struct list *peers;	  /* struct fare_peer_cfg */
 	struct list *link_states; /* struct fare_link_state */
 	struct list *multihoming; /* struct fare_multihoming */
+	struct event *t_refresh;  /* fare_instance_refresh_later() */
+	const char *refresh_why;
 };
 
 /* Counters of what was received and done, shown by "show bgp fare". */
@@ -78,13 +80,16 @@ struct fare_counters {
 	uint64_t value_class[FARE_BW_CLASS_MAX]; /* per received value */
 	uint64_t duplicate;			 /* same community twice with one value */
 	uint64_t conflicting;			 /* same type with different values */
+	uint64_t stale;				 /* not written by the neighbor (FARE-7) */
 	uint64_t ignored_boundary;		 /* paths from boundary peers (FARE-11) */
 	uint64_t stripped_boundary;		 /* announcements stripped (FARE-11) */
 	uint64_t originated;			 /* FARE-2 attachments */
 	uint64_t replaced;			 /* FARE-5 rewrites */
+	uint64_t passed_unchanged;		 /* next hop not self: as received */
 	uint64_t stripped_fallback;		 /* FARE-7: stripped, could not sum */
 	uint64_t nt_attached;			 /* FARE-8 */
 	uint64_t held_down;			 /* increases delayed by the hold-down (WP-7) */
+	uint64_t graceful_restarts;		 /* re-established after GR: no hold-down */
 	uint64_t wcmp_routes;			 /* routes sent to zebra weighted */
 	uint64_t ecmp_routes;			 /* routes sent to zebra as plain ECMP */
 };
@@ -100,7 +105,8 @@ struct fare_prefix {
 	uint32_t multihoming;
 	struct bgp_path_info *paths[MULTIPATH_NUM];
 	const char *link_source[MULTIPATH_NUM];
-	bool link_held[MULTIPATH_NUM]; /* in a hold-down (WP-7) */
+	bool link_held[MULTIPATH_NUM];	  /* in a hold-down (WP-7) */
+	uint16_t stale_as[MULTIPATH_NUM]; /* AS that wrote a stale value */
 	struct fare_path_in in[MULTIPATH_NUM];
 	double path_bw[MULTIPATH_NUM];
 	uint32_t weights[MULTIPATH_NUM];
@@ -120,7 +126,9 @@ extern double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer, con
 extern unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
 					   const struct fare_prefix *fp, afi_t afi);
 extern void fare_instance_regroup(struct fare_instance *fi);
-extern uint8_t fare_display_subtype(void);
+extern bool fare_display_subtype(uint8_t subtype);
+extern void fare_display_refresh(void);
+extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 
 extern void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 				     struct bgp_path_info *best, struct fare_prefix *fp);

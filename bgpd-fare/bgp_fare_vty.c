@@ -173,11 +173,23 @@ DEFPY(bgp_fare_subtype, bgp_fare_subtype_cmd,
 	VTY_DECLVAR_CONTEXT(bgp, bgp);
 	struct fare_instance *fi = fare_instance_get(bgp);
 
+	const char *assigned;
+
 	if (!no && !subtype_str) {
 		vty_out(vty, "%% Value required\n");
 		return CMD_WARNING_CONFIG_FAILED;
 	}
+	/* FARE-1: an assigned sub-type would read, rewrite and strip the
+	 * communities it stands for (route targets, link bandwidth, ...).
+	 */
+	if (!no && (assigned = fare_pathbw_subtype_assigned(subtype))) {
+		vty_out(vty,
+			"%% Sub-type 0x%02lx is assigned by IANA (%s) in the Two-Octet AS-Specific extended communities; choose an unassigned one\n",
+			subtype, assigned);
+		return CMD_WARNING_CONFIG_FAILED;
+	}
 	fi->subtype = no ? FARE_PATHBW_SUBTYPE_DEFAULT : subtype;
+	fare_display_refresh();
 	fare_instance_refresh(fi, "sub-type changed");
 	return CMD_SUCCESS;
 }
@@ -439,6 +451,9 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_object_add(jcnt, "receivedValues", jcls);
 		json_object_int_add(jcnt, "duplicate", fare_counters.duplicate);
 		json_object_int_add(jcnt, "conflicting", fare_counters.conflicting);
+		json_object_int_add(jcnt, "staleValue", fare_counters.stale);
+		json_object_int_add(jcnt, "passedUnchanged", fare_counters.passed_unchanged);
+		json_object_int_add(jcnt, "gracefulRestarts", fare_counters.graceful_restarts);
 		json_object_int_add(jcnt, "ignoredBoundary", fare_counters.ignored_boundary);
 		json_object_int_add(jcnt, "strippedBoundary", fare_counters.stripped_boundary);
 		json_object_int_add(jcnt, "originated", fare_counters.originated);
@@ -490,15 +505,19 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 	for (c = 0; c < FARE_BW_CLASS_MAX; c++)
 		vty_out(vty, " %s %" PRIu64, fare_bw_class_name(c), fare_counters.value_class[c]);
 	vty_out(vty,
-		"\n  Duplicate %" PRIu64 ", conflicting %" PRIu64 ", ignored from boundary %" PRIu64
-		"\n",
-		fare_counters.duplicate, fare_counters.conflicting, fare_counters.ignored_boundary);
+		"\n  Duplicate %" PRIu64 ", conflicting %" PRIu64 ", stale %" PRIu64
+		", ignored from boundary %" PRIu64 "\n",
+		fare_counters.duplicate, fare_counters.conflicting, fare_counters.stale,
+		fare_counters.ignored_boundary);
 	vty_out(vty,
 		"  Advertised: originated %" PRIu64 ", replaced %" PRIu64
-		", stripped (fallback) %" PRIu64 ", stripped (boundary) %" PRIu64
-		", non-transitive attached %" PRIu64 "\n",
-		fare_counters.originated, fare_counters.replaced, fare_counters.stripped_fallback,
-		fare_counters.stripped_boundary, fare_counters.nt_attached);
+		", passed unchanged (next hop not self) %" PRIu64 ", stripped (fallback) %" PRIu64
+		", stripped (boundary) %" PRIu64 ", non-transitive attached %" PRIu64 "\n",
+		fare_counters.originated, fare_counters.replaced, fare_counters.passed_unchanged,
+		fare_counters.stripped_fallback, fare_counters.stripped_boundary,
+		fare_counters.nt_attached);
+	vty_out(vty, "  Sessions back after a graceful restart (no hold-down): %" PRIu64 "\n",
+		fare_counters.graceful_restarts);
 	vty_out(vty, "  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64 "\n",
 		fare_counters.wcmp_routes, fare_counters.ecmp_routes);
 	return CMD_SUCCESS;
@@ -623,6 +642,12 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_boolean_add(jpath, "linkBandwidthHeld", fp->link_held[i]);
 			json_object_boolean_add(jpath, "holdDown", in->held_down);
 			fare_pb_json(jpath, "transitive", in->t_state, in->t_bw);
+			if (in->t_state == FARE_PB_STALE)
+				json_object_int_add(json_object_object_get(jpath, "transitive"),
+						    "writtenByAs", fp->stale_as[i]);
+			json_object_boolean_add(jpath, "nexthopInexact", in->inexact_nexthop);
+			json_object_int_add(jpath, "linkGroup", in->link_group);
+			json_object_int_add(jpath, "nexthopGroup", in->nexthop_group);
 			fare_pb_json(jpath, "nonTransitive", in->nt_state, in->nt_bw);
 			json_object_boolean_add(jpath, "fromSuperSpine", in->from_super_spine);
 			json_object_boolean_add(jpath, "ignored", in->ignored);

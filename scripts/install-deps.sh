@@ -18,7 +18,22 @@ PKGS=(
 	# topotests
 	python3-pytest iproute2 iputils-ping procps psmisc ethtool
 	exabgp python3-scapy iperf3 tshark
+	# topotest fare_interop: spines without FARE
+	bird2 gobgpd
 )
+
+# bird2 and gobgpd enable system services; the topotests start their own
+# daemons inside the routers' namespaces (own config, socket and pid file)
+# and need none: stop them where they run.
+quiet_services() {
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now bird.service gobgpd.service >/dev/null 2>&1 || true
+	elif [ -S /run/bird/bird.ctl ]; then
+		# the system's bird only, by its socket (not /etc/init.d/bird
+		# stop: it would stop every bird, a running test's too)
+		birdc -s /run/bird/bird.ctl down >/dev/null 2>&1 || true
+	fi
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -27,10 +42,12 @@ for p in "${PKGS[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all ${#PKGS[@]} packages present"
+	quiet_services
 	exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+quiet_services
 echo "install-deps: done"

@@ -22,11 +22,15 @@ DAEMONS_FARE = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
 DAEMONS_PLAIN = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, None)]
 
 
-def start_fabric(mod, build_topo, config_of, daemons_of=lambda name: DAEMONS_FARE):
+def start_fabric(mod, build_topo, config_of, daemons_of=lambda name: DAEMONS_FARE, prepare=None):
     """Start the topology of test module `mod` and every router in it with
-    the frr.conf text config_of(name) (kept in the run's log directory)."""
+    the frr.conf text config_of(name) (kept in the run's log directory);
+    prepare(tgen), if given, runs once the namespaces exist, before the
+    daemons start (interfaces a test builds itself)."""
     tgen = Topogen(build_topo, mod.__name__)
     tgen.start_topology()
+    if prepare:
+        prepare(tgen)
     confdir = os.path.join(tgen.logdir, "configs")
     os.makedirs(confdir, exist_ok=True)
     for name, router in tgen.routers().items():
@@ -52,6 +56,12 @@ def vtysh_json(router, cmd):
         return json.loads(out)
     except ValueError:
         return {"_unparsed": out}
+
+
+def fare_prefix(router, prefix, afi="ipv4"):
+    """`show bgp AFI fare PREFIX json` of one prefix ({} when absent)."""
+    j = vtysh_json(router, "show bgp {} fare {} json".format(afi, prefix))
+    return j.get("prefixes", {}).get(prefix, {})
 
 
 def wait_json(router, cmd, expected, count=60, wait=1):

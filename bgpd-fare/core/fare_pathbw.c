@@ -315,3 +315,36 @@ bool fare_bw_parse(const char *str, double *bytes_per_sec)
 	*bytes_per_sec = bytes;
 	return true;
 }
+
+const char *fare_pathbw_subtype_assigned(uint8_t subtype)
+{
+	/* IANA, "BGP Extended Communities": Transitive Two-Octet
+	 * AS-Specific sub-types, and link bandwidth (0x04, which bgpd
+	 * decodes in both the transitive and the non-transitive type).
+	 */
+	switch (subtype) {
+	case 0x02:
+		return "route target";
+	case 0x03:
+		return "route origin";
+	case 0x04:
+		return "link bandwidth";
+	case 0x05:
+		return "OSPF domain identifier";
+	case 0x08:
+		return "BGP data collection";
+	case 0x09:
+		return "source AS";
+	case 0x0a:
+		return "L2VPN identifier";
+	case 0x10:
+		return "VPN distinguisher";
+	case 0x13:
+		return "route-target record";
+	case 0x15:
+		return "RT-derived";
+	case 0x80:
+		return "virtual-network identifier";
+	}
+	return NULL;
+}

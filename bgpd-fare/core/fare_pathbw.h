@@ -84,6 +84,14 @@ const char *fare_bw_class_name(enum fare_bw_class c);
 double fare_bw_wire_value(float value);
 bool fare_bw_class_usable(enum fare_bw_class c);
 
+/* FARE-1: sub-types IANA has assigned in the Transitive (0x00) or
+ * Non-Transitive (0x40) Two-Octet AS-Specific registries (route target,
+ * route origin, link bandwidth, ...): never usable for Path Bandwidth,
+ * which would read, rewrite and strip those communities. Returns the
+ * name of the assignment, or NULL when the sub-type is free.
+ */
+const char *fare_pathbw_subtype_assigned(uint8_t subtype);
+
 /*
  * Human units in bits per second, FRR-like: "100.000 Gbps", "1.600 Tbps",
  * "10.000 Mbps", "0 bps"; "max" for values >= FLT_MAX (FARE-2), "invalid"

@@ -6,14 +6,42 @@
 
 #include "fare_rules.h"
 
-static double min_with_link(double link_bw, double value)
+/* The first path of the same non-zero group as path i, or i. */
+static size_t group_first(const struct fare_path_in *in, size_t i, bool by_link)
 {
-	/* FARE-4: w = min(link bandwidth, Path Bandwidth); an unknown link
-	 * bandwidth (no interface under the session) does not limit it.
-	 */
-	if (link_bw > 0 && link_bw < value)
-		return link_bw;
-	return value;
+	unsigned int g = by_link ? in[i].link_group : in[i].nexthop_group;
+	size_t j;
+
+	if (!g)
+		return i;
+	for (j = 0; j < i; j++)
+		if ((by_link ? in[j].link_group : in[j].nexthop_group) == g)
+			return j;
+	return i;
+}
+
+/* FARE-4 per link: the paths over one link (the same session) carry
+ * together at most its bandwidth; w = v * min(1, link / sum of v). An
+ * unknown link bandwidth (0) does not limit them.
+ */
+static void cap_by_link(const struct fare_path_in *in, size_t n, double *v)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		double link_bw = in[i].link_bw, sum = 0;
+
+		if (group_first(in, i, true) != i || link_bw <= 0)
+			continue;
+		for (j = i; j < n; j++)
+			if (group_first(in, j, true) == i)
+				sum += v[j];
+		if (sum <= link_bw)
+			continue;
+		for (j = i; j < n; j++)
+			if (group_first(in, j, true) == i)
+				v[j] = v[j] / sum * link_bw;
+	}
 }
 
 static enum fare_reason pb_state_reason(enum fare_pb_state state)
@@ -25,6 +53,8 @@ static enum fare_reason pb_state_reason(enum fare_pb_state state)
 		return FARE_REASON_PATH_INVALID_PB;
 	case FARE_PB_CONFLICT:
 		return FARE_REASON_PATH_CONFLICTING_PB;
+	case FARE_PB_STALE:
+		return FARE_REASON_PATH_STALE_PB;
 	case FARE_PB_PRESENT:
 		break;
 	}
@@ -47,10 +77,10 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 
 	for (i = 0; i < n; i++) {
 		any_super_spine |= in[i].from_super_spine;
-		if (in[i].link_bw > 0)
-			link_sum += in[i].link_bw;
-		else
+		if (in[i].link_bw <= 0)
 			all_links_known = false;
+		else if (group_first(in, i, true) == i) /* each link once */
+			link_sum += in[i].link_bw;
 	}
 
 	/* Default outcome when the prefix is not weighted: a node cannot
@@ -93,29 +123,45 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 				out->reason_path = i;
 				goto ecmp;
 			}
-			path_bw[i] = min_with_link(in[i].link_bw, in[i].nt_bw);
+			path_bw[i] = in[i].nt_bw;
 		} else {
-			/* FARE-7: all paths carry it, or ECMP. */
+			/* FARE-7: all paths carry a fresh one, or ECMP. */
 			reason = pb_state_reason(in[i].t_state);
 			if (reason != FARE_REASON_WCMP) {
 				out->reason = reason;
 				out->reason_path = i;
 				goto ecmp;
 			}
-			/* FARE-4, FARE-6 (divide by k), FARE-10; averaged
-			 * mode (WP-3): the received value, which the sender
-			 * already capped by its line rate.
+			/* FARE-6: divide by k; FARE-10; averaged mode (WP-3):
+			 * the received value, capped below like the draft's.
 			 */
-			if (params->mode == FARE_MODE_AVERAGED)
-				path_bw[i] = in[i].t_bw / k;
-			else
-				path_bw[i] = min_with_link(in[i].link_bw, in[i].t_bw / k);
+			path_bw[i] = in[i].t_bw / k;
+		}
+		if (in[i].inexact_nexthop) {
+			out->reason = FARE_REASON_INEXACT_NEXTHOP;
+			out->reason_path = i;
+			goto ecmp;
 		}
 		/* WP-7: a recovering link counts once its hold-down ends */
 		if (in[i].held_down)
 			path_bw[i] = 0;
-		sum += path_bw[i];
 	}
+
+	/* One next hop over one link is one forwarding entry: the largest
+	 * value on its first path, 0 on the others (add-path).
+	 */
+	for (i = 0; i < n; i++) {
+		size_t first = group_first(in, i, false);
+
+		if (first == i)
+			continue;
+		if (path_bw[i] > path_bw[first])
+			path_bw[first] = path_bw[i];
+		path_bw[i] = 0;
+	}
+	cap_by_link(in, n, path_bw);
+	for (i = 0; i < n; i++)
+		sum += path_bw[i];
 
 	if (any_super_spine) {
 		/* FARE-9 option: lower the transitive value to the sum of the
@@ -143,12 +189,17 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 		 * the prefix can take n times the smallest w.
 		 */
 		double min_bw = path_bw[0];
+		size_t entries = 0;
 
-		for (i = 1; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (group_first(in, i, false) != i)
+				continue; /* zebra installs a next hop once */
+			entries++;
 			if (path_bw[i] < min_bw)
 				min_bw = path_bw[i];
+		}
 		if (out->t_action == FARE_ADV_REPLACE)
-			out->t_value = min_bw * n;
+			out->t_value = min_bw * entries;
 		out->reason = FARE_REASON_WEIGHTS_UNFIT;
 		memset(weights, 0, n * sizeof(*weights));
 		memset(path_bw, 0, n * sizeof(*path_bw));
@@ -196,6 +247,10 @@ const char *fare_reason_str(enum fare_reason reason)
 		return "every path has zero bandwidth";
 	case FARE_REASON_WEIGHTS_UNFIT:
 		return "weights do not fit the WCMP limits";
+	case FARE_REASON_PATH_STALE_PB:
+		return "a path has a stale Path Bandwidth (FARE-7)";
+	case FARE_REASON_INEXACT_NEXTHOP:
+		return "a path's next hop resolves recursively: weights would not be exact";
 	case FARE_REASON_MAX:
 		break;
 	}
@@ -213,6 +268,8 @@ const char *fare_pb_state_str(enum fare_pb_state state)
 		return "invalid";
 	case FARE_PB_CONFLICT:
 		return "conflicting";
+	case FARE_PB_STALE:
+		return "stale";
 	}
 	return "unknown";
 }

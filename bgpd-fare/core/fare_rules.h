@@ -21,6 +21,8 @@ enum fare_pb_state {
 	FARE_PB_PRESENT,  /* one usable value (duplicates that agree) */
 	FARE_PB_INVALID,  /* NaN, infinite, negative or subnormal */
 	FARE_PB_CONFLICT, /* several values that disagree */
+	FARE_PB_STALE,	  /* not written by the neighbor it came from: a
+			   * router without FARE passed it on (FARE-7) */
 };
 
 struct fare_path_in {
@@ -34,6 +36,21 @@ struct fare_path_in {
 	bool ignored;	       /* from a boundary peer (FARE-11) */
 	bool held_down;	       /* session re-established, in its hold-down (WP-7):
 			 * its capacity does not count yet */
+	/* Paths over one session share its link (add-path, parallel paths
+	 * through one neighbor): paths with the same non-zero link_group
+	 * are capped together by link_bw. 0: a link of its own.
+	 */
+	unsigned int link_group;
+	/* Paths with the same non-zero nexthop_group reach the same next
+	 * hop over the same link: one forwarding entry, weighted once (the
+	 * first of them); the others get weight 0. 0: its own next hop.
+	 */
+	unsigned int nexthop_group;
+	/* The data plane cannot weight this path exactly: its next hop
+	 * resolves recursively over several links, or onto the same link
+	 * as another path's.
+	 */
+	bool inexact_nexthop;
 };
 
 /* Propagation rule, per BGP instance (SPEC section 5). */
@@ -66,6 +83,9 @@ enum fare_reason {
 	FARE_REASON_SUPER_SPINE_WITHOUT_NT, /* FARE-9: ECMP */
 	FARE_REASON_ALL_ZERO,		    /* every path has 0 bandwidth */
 	FARE_REASON_WEIGHTS_UNFIT,	    /* limits cannot hold the group */
+	FARE_REASON_PATH_STALE_PB,	    /* FARE-7: passed on by a router
+					     * without FARE */
+	FARE_REASON_INEXACT_NEXTHOP,	    /* recursive next hop */
 	FARE_REASON_MAX,
 };
 
@@ -93,6 +113,15 @@ struct fare_prefix_out {
  * multipaths. path_bw[i] receives w_i in bytes/s (FARE-4/9), weights[i]
  * the integer WCMP weight (0 = not installed); both are all 0 when
  * out->wcmp is false (plain ECMP).
+ *
+ * Per path v = the received value (the non-transitive one from a
+ * super-spine, FARE-9), divided by the multihoming factor (FARE-6).
+ * Paths to one next hop over one link count once (the largest v, on the
+ * first of them); the paths over one link are then capped together by
+ * its bandwidth, in proportion to their v: w = v * min(1, link / sum of
+ * v over the link). With one path per link this is FARE-4's
+ * min(link, v), in both modes (a receiver never weights a path above its
+ * own link, WP-3 included).
  */
 void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			 const struct fare_prefix_params *params, double *path_bw,

@@ -485,6 +485,26 @@ static void test_wire_value(void **state)
 	assert_true(fare_bw_wire_value((float)1234567e3) == 1234570e3);
 }
 
+/* FARE-1: sub-types IANA assigned in the Two-Octet AS-Specific registries
+ * are refused; the default and the rest of the free range are not.
+ */
+static void test_subtype_assigned(void **state)
+{
+	const uint8_t assigned[] = { 0x02, 0x03, 0x04, 0x05, 0x08, 0x09,
+				     0x0a, 0x10, 0x13, 0x15, 0x80 };
+	unsigned int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(assigned); i++)
+		assert_non_null(fare_pathbw_subtype_assigned(assigned[i]));
+	assert_string_equal(fare_pathbw_subtype_assigned(0x02), "route target");
+	assert_string_equal(fare_pathbw_subtype_assigned(0x04), "link bandwidth");
+	assert_null(fare_pathbw_subtype_assigned(FARE_PATHBW_SUBTYPE_DEFAULT));
+	for (i = 0; i < 256; i++)
+		n += fare_pathbw_subtype_assigned(i) != NULL;
+	assert_int_equal(n, sizeof(assigned));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_double_sums_exact),
 		cmocka_unit_test(test_wire_value),
+		cmocka_unit_test(test_subtype_assigned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -350,10 +350,118 @@ static void test_averaged_mode_wp4(void **state)
 	compute(leaf2, 4, &params);
 	assert_result(4, (const double[]){ GBPS(75), GBPS(75), GBPS(100), GBPS(100) },
 		      (const uint32_t[]){ 3, 3, 4, 4 });
-	/* averaged mode does not take the min() with the receiving link */
+	/* a receiver never weights a path above its own link, in averaged
+	 * mode too: 75:75:10:100 = 15:15:2:20
+	 */
 	leaf2[2].link_bw = GBPS(10);
 	compute(leaf2, 4, &params);
-	assert_int_equal(weights[2], 4);
+	assert_result(4, (const double[]){ GBPS(75), GBPS(75), GBPS(10), GBPS(100) },
+		      (const uint32_t[]){ 15, 15, 2, 20 });
+}
+
+/* Averaged mode: a neighbor announcing the largest float (a wrong or
+ * hostile sender) gets no more than the link it sits behind.
+ */
+static void test_averaged_capped_by_link(void **state)
+{
+	struct fare_path_in in[2] = { node_path(GBPS(10), FLT_MAX), node_path(GBPS(10), GBPS(10)) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	params.mode = FARE_MODE_AVERAGED;
+	compute(in, 2, &params);
+	assert_true(out.wcmp);
+	assert_result(2, (const double[]){ GBPS(10), GBPS(10) }, (const uint32_t[]){ 1, 1 });
+	assert_double_exact(out.t_value, GBPS(20));
+}
+
+/* FARE-7: a value passed on by a router without FARE counts as missing */
+static void test_stale_value(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(400), FLT_MAX), node_path(GBPS(400), FLT_MAX),
+				      node_path(GBPS(400), FLT_MAX) };
+
+	(void)state;
+	in[1].t_state = FARE_PB_STALE;
+	compute(in, 3, &node_params);
+	assert_ecmp(3, FARE_REASON_PATH_STALE_PB, 1, FARE_ADV_STRIP);
+}
+
+/* Add-path: two paths from one neighbor to one next hop (both carrying
+ * the neighbor's whole sum, 1200G) over a 1000G link, and a 200G path
+ * from another neighbor: the link counts once, 1000:0:200 = 5:0:1, and
+ * the sum re-advertised is 1200G, not 2200G.
+ */
+static void test_addpath_same_nexthop(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(1000), GBPS(1200)),
+				      node_path(GBPS(1000), GBPS(1200)),
+				      node_path(GBPS(200), GBPS(200)) };
+
+	(void)state;
+	in[0].link_group = in[1].link_group = 1;
+	in[0].nexthop_group = in[1].nexthop_group = 1;
+	compute(in, 3, &node_params);
+	assert_true(out.wcmp);
+	assert_result(3, (const double[]){ GBPS(1000), 0, GBPS(200) },
+		      (const uint32_t[]){ 5, 0, 1 });
+	assert_double_exact(out.t_value, GBPS(1200));
+
+	/* the duplicate with the larger value lends it to the first */
+	in[0].t_bw = GBPS(100);
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ GBPS(1000), 0, GBPS(200) },
+		      (const uint32_t[]){ 5, 0, 1 });
+}
+
+/* Paths to different next hops over one session share its link: 600G +
+ * 600G over 800G are scaled to 400G each; with a 400G path elsewhere
+ * 1:1:1, sum 1200G. Under the link nothing is scaled.
+ */
+static void test_paths_share_link(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(800), GBPS(600)),
+				      node_path(GBPS(800), GBPS(600)),
+				      node_path(GBPS(400), FLT_MAX) };
+
+	(void)state;
+	in[0].link_group = in[1].link_group = 7;
+	compute(in, 3, &node_params);
+	assert_true(out.wcmp);
+	assert_result(3, (const double[]){ GBPS(400), GBPS(400), GBPS(400) },
+		      (const uint32_t[]){ 1, 1, 1 });
+	assert_double_exact(out.t_value, GBPS(1200));
+
+	in[0].t_bw = GBPS(100);
+	in[1].t_bw = GBPS(300);
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ GBPS(100), GBPS(300), GBPS(400) },
+		      (const uint32_t[]){ 1, 3, 4 });
+
+	/* FARE-8: a super-spine attaches its links towards the spine,
+	 * each link once
+	 */
+	{
+		struct fare_prefix_params ss = node_params;
+
+		ss.role = FARE_ROLE_SUPER_SPINE;
+		compute(in, 3, &ss);
+		assert_true(out.nt_attach);
+		assert_double_exact(out.nt_value, GBPS(1200));
+	}
+}
+
+/* A next hop that zebra resolves over several links cannot be weighted
+ * exactly: plain ECMP, and said so.
+ */
+static void test_inexact_nexthop(void **state)
+{
+	struct fare_path_in in[2] = { node_path(GBPS(400), FLT_MAX), node_path(GBPS(800), FLT_MAX) };
+
+	(void)state;
+	in[1].inexact_nexthop = true;
+	compute(in, 2, &node_params);
+	assert_ecmp(2, FARE_REASON_INEXACT_NEXTHOP, 1, FARE_ADV_STRIP);
 }
 
 static void test_averaged_advertised(void **state)
@@ -396,7 +504,7 @@ static void test_strings(void **state)
 	(void)state;
 	for (i = 0; i < FARE_REASON_MAX; i++)
 		assert_name(fare_reason_str(i));
-	for (i = FARE_PB_ABSENT; i <= FARE_PB_CONFLICT; i++)
+	for (i = FARE_PB_ABSENT; i <= FARE_PB_STALE; i++)
 		assert_name(fare_pb_state_str(i));
 	for (i = FARE_ADV_REPLACE; i <= FARE_ADV_STRIP; i++)
 		assert_name(fare_adv_action_str(i));
@@ -419,6 +527,11 @@ int main(void)
 		cmocka_unit_test(test_averaged_mode_wp4),
 		cmocka_unit_test(test_averaged_advertised),
 		cmocka_unit_test(test_held_down_path),
+		cmocka_unit_test(test_averaged_capped_by_link),
+		cmocka_unit_test(test_stale_value),
+		cmocka_unit_test(test_addpath_same_nexthop),
+		cmocka_unit_test(test_paths_share_link),
+		cmocka_unit_test(test_inexact_nexthop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

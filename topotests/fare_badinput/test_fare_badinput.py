@@ -79,7 +79,7 @@ def test_all_routes_arrive():
     "Both sessions up; every prefix present, with 2 paths (11: 1, treat-as-withdraw)."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
-    for i in range(1, 11):
+    for i in list(range(1, 11)) + [12]:
         exp = {"prefixes": {_prefix(i): {"paths": [{}, {}]}}}
         res = wait_json(r1, "show bgp ipv4 fare {} json".format(_prefix(i)), exp, count=90)
         assert res is None, "{}: {}".format(_prefix(i), res)
@@ -175,6 +175,26 @@ def test_no_session_reset_no_crash_and_logged():
     assert "conflicting Path Bandwidth values ignored" in log
     # the truncated attribute: FRR's treat-as-withdraw, session kept
     assert _view(r1, 11)["paths"][0]["peer"] == P2
+
+
+def test_averaged_mode_caps_by_own_link():
+    """Averaged mode (WP-3) takes the received value as the weight, but a
+    receiver never weights a path above its own link to that neighbor: case
+    12, peer1 announces the largest finite float (3.4e38), peer2 100G, both
+    behind 1T links: 1T:100G = 10:1, not the float's 254:0. Runs last: it
+    switches r1 to averaged mode."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare mode averaged\n")
+    exp = {"prefixes": {_prefix(12): {"wcmp": True, "paths": [
+        {"peer": P1, "transitive": {"state": "present", "bytesPerSec": 3.4028234663852886e38},
+         "pathBandwidthBytesPerSec": 1000 * GBPS},
+        {"peer": P2, "pathBandwidthBytesPerSec": 100 * GBPS}]}}}
+    res = wait_json(r1, "show bgp ipv4 fare {} json".format(_prefix(12)), exp, count=30)
+    assert res is None, res
+    assert {k: p["weight"] for k, p in _by_peer(_view(r1, 12)).items()} == {P1: 10, P2: 1}
+    exp = {P1: 10, P2: 1}
+    assert wait_for(lambda: kernel_weights(r1, _prefix(12), key="gateway"), exp) == exp
 
 
 if __name__ == "__main__":

@@ -1,0 +1,354 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_linkspeed.py: the link bandwidth of a session is the line rate
+the kernel reports for its interface, and follows it at runtime (SPEC
+FARE-3: "for a bond, the sum of its active members, so a member failure
+shows up as a lower speed"; WP-7: a decrease applies at once, an increase
+only after the hold-down).
+
+                  10.0.12.0/24            10.0.24.0/24
+      +-- r1-lag ==(r1-eth0)=== r2 (AS 65002) ------------+
+      |  (tap, speed set                                  |
+      |   with ethtool)                                   r4 (AS 65004)
+  r1 (AS 65001)                                           |  originates
+      |                   10.0.13.0/24            10.0.34.0/24  172.16.4.0/24
+      +-- r1-eth1 ------------- r3 (AS 65003) ------------+  (bgp fare originate)
+
+All links are veth pairs, which report 10000 Mb/s. No `fare
+link-bandwidth` and no zebra `bandwidth` anywhere: every link bandwidth
+is zebra's interface speed, read from the kernel (ethtool ioctl).
+
+How the kernel speed of r1's session to r2 is made to change
+------------------------------------------------------------
+Speed is a property of the device, so the session must run over a device
+whose speed can be changed at runtime, as a LAG's does when a member
+fails:
+- a veth reports a fixed 10000 Mb/s and refuses `ethtool -s`;
+- this kernel has no bonding, team or netdevsim;
+- a Linux bridge reports the HIGHEST speed of its running, carrier-up
+  ports (br_get_link_ksettings(), since Linux 5.5: "we return the maximum
+  speed of all active ports"), checked here: br0 = {veth, tap at 5000}
+  reports 10000, with the tap at 20000 it reports 20000. A bridge that
+  has the veth to r2 as a port can never report less than 10000;
+- a tap device's speed is settable (`ethtool -s TAP speed N duplex full`).
+So r1's interface towards r2 is a tap, r1-lag, standing in for the LAG;
+it carries the address 10.0.12.1 and the session. The veth r1-eth0 is
+only its wire: tc mirred redirects every frame received on r1-eth0 to
+r1-lag's ingress, and every frame sent out of r1-lag to r1-eth0's egress
+(kernel only, no user-space copy). r1-eth0 has r1-lag's MAC address (so
+the redirected frames are PACKET_HOST), no IPv6 and arp_ignore 8 (so it
+never answers for r1 itself). A tap has no carrier until a process
+attaches to it: tap_holder.py holds it open and sleeps.
+
+`ethtool -s` on the tap changes its speed but sends no netlink message.
+zebra re-reads an interface's speed when an RTM_NEWLINK arrives for it
+while it is operative: netlink_link_change() -> if_up(ifp, false), which
+sends ZEBRA_INTERFACE_UP to the clients (still with the old speed) and
+schedules if_zebra_speed_update() at 0 s; that reads kernel_get_speed()
+(ETHTOOL_GSET), logs "if_zebra_speed_update: r1-lag old speed: X new
+speed: Y" and, when it changed, sends ZEBRA_INTERFACE_ADD with the new
+speed (bgpd: lib's if_real hook). The RTM_NEWLINK used here is the one
+the kernel's netdev_state_change() sends for an up device whose flags did
+not change, as for any change of its attributes (a bonding driver's own
+message when a member goes is driver- and mode-specific): it is caused
+with `ip link set dev r1-lag alias ...`, the alias describing the LAG's
+state. Flapping the tap's carrier instead would be a link failure
+(session down, zebra if_down/if_up), not a speed change.
+
+zebra has one speed-read timer per interface (zif->speed_update) and
+event_add_timer() does nothing while it is pending, so the 0 s re-read
+asked for by an RTM_NEWLINK is lost while an earlier one waits: the
+initial read 15 s after zebra learns an interface (if_zebra_new_hook()),
+and the re-read 5 s after every change (SPEED_UPDATE_SLEEP_TIME); the
+pending read then picks the new speed up when it fires. The test waits
+for no if_zebra_speed_update timer in zebra's `show event timers` before
+each change, so that what it times is bgpd, not that zebra timer.
+
+Expected values on r1 for 172.16.4.0/24 (draft mode, bytes per second):
+r4 originates the largest float (FARE-2); r2 and r3 each weigh it by
+min(10 Gb/s link, max) and re-advertise 1.25e9 (FARE-4/5); r1 weighs the
+path via r2 min(r1-lag speed, 1.25e9) and the path via r3 1.25e9:
+
+  r1-lag speed     via r2 (r1-lag)   via r3 (r1-eth1)   kernel r1-lag:r1-eth1
+  10000 Mb/s       1.25e9            1.25e9             1:1
+   5000 Mb/s       6.25e8            1.25e9             1:2   at once
+   2500 Mb/s       3.125e8           1.25e9             1:4   at once
+  10000 Mb/s       3.125e8 (held)    1.25e9             1:4   for the hold-down (6 s)
+                   1.25e9            1.25e9             1:1   after it
+"""
+
+import os
+import sys
+import time
+import pytest
+
+CWD = os.path.dirname(os.path.realpath(__file__))
+sys.path.append(os.path.join(CWD, ".."))
+
+# pylint: disable=C0413
+from lib.topogen import Topogen, get_topogen
+from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+
+pytestmark = [pytest.mark.bgpd]
+
+HOLD_DOWN = 6
+PREFIX = "172.16.4.0/24"
+LAG = "r1-lag"  # r1's tap towards r2
+WIRE = "r1-eth0"  # the veth under it
+VIA_R2, VIA_R3 = "10.0.12.2", "10.0.13.3"
+ASN = {"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004}
+# {router: [(interface, address/len, (neighbor, remote as) or None)]}
+IFACES = {
+    "r1": [(LAG, "10.0.12.1/24", (VIA_R2, 65002)),
+           ("r1-eth1", "10.0.13.1/24", (VIA_R3, 65003))],
+    "r2": [("r2-eth0", "10.0.12.2/24", ("10.0.12.1", 65001)),
+           ("r2-eth1", "10.0.24.2/24", ("10.0.24.4", 65004))],
+    "r3": [("r3-eth0", "10.0.13.3/24", ("10.0.13.1", 65001)),
+           ("r3-eth1", "10.0.34.3/24", ("10.0.34.4", 65004))],
+    "r4": [("r4-eth0", "10.0.24.4/24", ("10.0.24.2", 65002)),
+           ("r4-eth1", "10.0.34.4/24", ("10.0.34.3", 65003))],
+}
+HOLDER = os.path.join(CWD, "tap_holder.py")
+holder_proc = None
+
+
+def build_topo(tgen):
+    for name in ASN:
+        tgen.add_router(name)
+    g = tgen.gears
+    tgen.add_link(g["r1"], g["r2"], WIRE, "r2-eth0")
+    tgen.add_link(g["r1"], g["r3"], "r1-eth1", "r3-eth0")
+    tgen.add_link(g["r2"], g["r4"], "r2-eth1", "r4-eth0")
+    tgen.add_link(g["r3"], g["r4"], "r3-eth1", "r4-eth1")
+
+
+def config_of(name):
+    asn = ASN[name]
+    lines = ["frr defaults datacenter", "hostname " + name]
+    if name == "r1":
+        lines += ["debug zebra kernel", "debug zebra events", "debug bgp zebra", "debug bgp fare"]
+    lines += ["!"]
+    for ifname, addr, _ in IFACES[name]:
+        lines += ["interface " + ifname, " ip address " + addr, "!"]
+    lines += [
+        "router bgp {}".format(asn),
+        " bgp router-id 10.255.0.{}".format(asn % 100),
+        " no bgp ebgp-requires-policy",
+        " no bgp network import-check",
+        " bgp bestpath as-path multipath-relax",
+        " timers bgp 3 9",
+    ]
+    lines += [" neighbor {} remote-as {}".format(n, r) for _, _, (n, r) in IFACES[name]]
+    if name == "r4":
+        lines += [" address-family ipv4 unicast", "  network " + PREFIX, " exit-address-family"]
+    lines += [" bgp fare"]
+    if name == "r4":
+        lines += [" bgp fare originate"]
+    if name == "r1":
+        lines += [" bgp fare hold-down {}".format(HOLD_DOWN)]
+    lines += ["!"]
+    return "\n".join(lines) + "\n"
+
+
+def _setup_lag(r1):
+    "r1-lag: a tap held open, speed 10000, wired to the veth r1-eth0 by tc mirred."
+    global holder_proc
+    r1.cmd_raises("ip tuntap add dev {} mode tap".format(LAG))
+    r1.cmd_raises("ethtool -s {} speed 10000 duplex full".format(LAG))
+    r1.cmd_raises("ip link set dev {} address $(cat /sys/class/net/{}/address)".format(WIRE, LAG))
+    r1.cmd_raises(
+        "sysctl -qw net.ipv6.conf.{0}.disable_ipv6=1 net.ipv4.conf.{0}.arp_ignore=8".format(WIRE)
+    )
+    for dev in (WIRE, LAG):
+        r1.cmd_raises("tc qdisc add dev {} clsact".format(dev))
+    r1.cmd_raises(
+        "tc filter add dev {} ingress protocol all u32 match u32 0 0 "
+        "action mirred ingress redirect dev {}".format(WIRE, LAG)
+    )
+    r1.cmd_raises(
+        "tc filter add dev {} egress protocol all u32 match u32 0 0 "
+        "action mirred egress redirect dev {}".format(LAG, WIRE)
+    )
+    r1.cmd_raises("ip link set dev {} up".format(WIRE))
+    r1.cmd_raises("ip link set dev {} up".format(LAG))
+    holder_proc = r1.popen(["/usr/bin/python3", HOLDER, LAG])
+    carrier = wait_for(
+        lambda: r1.run("cat /sys/class/net/{}/carrier".format(LAG)).strip(), "1", count=20, wait=0.5
+    )
+    assert carrier == "1", "tap {} has no carrier".format(LAG)
+
+
+def setup_module(mod):
+    start_fabric(mod, build_topo, config_of, prepare=lambda tgen: _setup_lag(tgen.gears["r1"]))
+
+
+def teardown_module(_mod):
+    if holder_proc is not None:
+        holder_proc.kill()
+        holder_proc.wait()
+    get_topogen().stop_topology()
+
+
+# --- helpers --------------------------------------------------------------
+
+
+def _zebra_speed_timer_idle(r1):
+    return "if_zebra_speed_update" not in r1.vtysh_cmd("show event timers", daemon="zebra")
+
+
+def _set_lag_speed(r1, mbps):
+    """The LAG's line rate becomes `mbps` (a member lost or back): the
+    kernel speed changes, then the kernel sends RTM_NEWLINK for the device
+    with its flags unchanged (netdev_state_change() via the alias).
+    Returns the time of the change."""
+    idle = wait_for(lambda: _zebra_speed_timer_idle(r1), True, count=40, wait=0.5)
+    assert idle, "zebra's speed-read timer still pending"
+    r1.cmd_raises("ethtool -s {} speed {} duplex full".format(LAG, mbps))
+    r1.cmd_raises("ip link set dev {} alias 'LAG: {} Mb/s'".format(LAG, mbps))
+    return time.time()
+
+
+def _zebra_speed(r1):
+    return vtysh_json(r1, "show interface {} json".format(LAG)).get(LAG, {}).get("speed")
+
+
+def _kernel_speed(r1):
+    return int(r1.run("cat /sys/class/net/{}/speed".format(LAG)).strip())
+
+
+def _paths(r1):
+    """{interface: (linkBandwidthBytesPerSec, linkBandwidthSource,
+    linkBandwidthHeld, weight)} of the paths of PREFIX in r1's FARE view."""
+    v = vtysh_json(r1, "show bgp ipv4 fare {} json".format(PREFIX))
+    p = v.get("prefixes", {}).get(PREFIX, {})
+    return {
+        q["interface"]: (
+            q.get("linkBandwidthBytesPerSec"),
+            q.get("linkBandwidthSource"),
+            q.get("linkBandwidthHeld"),
+            q.get("weight"),
+        )
+        for q in p.get("paths", [])
+    }
+
+
+def _expected_paths(lag_bw, held=False, lag_w=1, eth1_w=1):
+    src = "interface speed"
+    return {LAG: (lag_bw, src, held, lag_w), "r1-eth1": (10 * GBPS, src, False, eth1_w)}
+
+
+def _kernel(r1):
+    return kernel_weights(r1, PREFIX)
+
+
+def _held_down(r1):
+    return vtysh_json(r1, "show bgp fare json")["counters"]["heldDown"]
+
+
+def _state(r1):
+    "Everything the assertions look at, for failure messages."
+    return "kernel speed {}, zebra speed {}, kernel weights {}, FARE paths {}\n{}".format(
+        _kernel_speed(r1), _zebra_speed(r1), _kernel(r1), _paths(r1),
+        r1.vtysh_cmd("show bgp ipv4 fare {}".format(PREFIX)),
+    )
+
+
+def _decrease(r1, mbps, lag_bw, kernel_exp):
+    "Set the LAG's speed lower; the new weight must reach the kernel at once."
+    t0 = _set_lag_speed(r1, mbps)
+    # zebra read the new speed from the kernel (not config)
+    assert wait_for(lambda: _zebra_speed(r1), mbps, count=20, wait=0.5) == mbps, _state(r1)
+    got = wait_for(lambda: _kernel(r1), kernel_exp, count=2 * HOLD_DOWN, wait=0.5)
+    elapsed = time.time() - t0
+    assert got == kernel_exp, "kernel weights after {} Mb/s: {}".format(mbps, _state(r1))
+    assert elapsed < HOLD_DOWN, "a decrease must not wait for the hold-down ({:.1f} s)".format(elapsed)
+    exp = _expected_paths(lag_bw, lag_w=kernel_exp[LAG], eth1_w=kernel_exp["r1-eth1"])
+    assert wait_for(lambda: _paths(r1), exp, count=4, wait=0.5) == exp, _state(r1)
+
+
+# --- tests ----------------------------------------------------------------
+
+
+def test_setup_kernel_speed_path():
+    "FARE-3 set-up: r1-lag speed from the kernel (tap 10000, veth 10000), sessions up, no override."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    assert _kernel_speed(r1) == 10000
+    assert int(r1.run("cat /sys/class/net/r1-eth1/speed").strip()) == 10000
+    assert "NO-CARRIER" not in r1.run("ip link show {}".format(LAG))
+    assert wait_for(lambda: _zebra_speed(r1), 10000, count=30) == 10000
+    # zebra's initial speed read (15 s after it learns an interface) is done
+    assert wait_for(lambda: _zebra_speed_timer_idle(r1), True, count=40) is True
+    for peer in (VIA_R2, VIA_R3):
+        cmd = "show bgp neighbors {} json".format(peer)
+        state = wait_for(
+            lambda: vtysh_json(r1, cmd).get(peer, {}).get("bgpState"), "Established", count=60
+        )
+        assert state == "Established", "{} {}".format(peer, state)
+    # no override anywhere (FARE-3 default): no fare link-bandwidth, no zebra bandwidth
+    cfg = r1.vtysh_cmd("show running-config")
+    assert "link-bandwidth" not in cfg and "\n bandwidth" not in cfg
+
+
+def test_start_both_paths_from_interface_speed():
+    "FARE-3/4: both paths 10 Gb/s (1.25e9 B/s) from the interface speed; kernel 1:1."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    exp = _expected_paths(10 * GBPS)
+    assert wait_for(lambda: _paths(r1), exp, count=60) == exp, _state(r1)
+    v = vtysh_json(r1, "show bgp ipv4 fare {} json".format(PREFIX))["prefixes"][PREFIX]
+    assert v["wcmp"] is True
+    assert {p["interface"]: p["transitive"]["bytesPerSec"] for p in v["paths"]} == {
+        LAG: 10 * GBPS, "r1-eth1": 10 * GBPS}
+    assert wait_for(lambda: _kernel(r1), {LAG: 1, "r1-eth1": 1}) == {LAG: 1, "r1-eth1": 1}, _state(r1)
+
+
+def test_speed_decrease_5000_applies_at_once():
+    "FARE-3, WP-7: r1-lag 10000 -> 5000 Mb/s: via r2 6.25e8 B/s, kernel 1:2, at once."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    _decrease(r1, 5000, 5 * GBPS, {LAG: 1, "r1-eth1": 2})
+    log = open(os.path.join(tgen.logdir, "r1", "zebra.log")).read()
+    assert "if_zebra_speed_update: {} old speed: 10000 new speed: 5000".format(LAG) in log
+
+
+def test_speed_decrease_2500_applies_at_once():
+    "FARE-3, WP-7: r1-lag 5000 -> 2500 Mb/s: via r2 3.125e8 B/s, kernel 1:4, at once."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    _decrease(r1, 2500, 2.5 * GBPS, {LAG: 1, "r1-eth1": 4})
+
+
+def test_speed_increase_waits_for_hold_down():
+    "WP-7: r1-lag 2500 -> 10000 Mb/s: held at 3.125e8 B/s (1:4) for the hold-down, then 1:1."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    before_kernel = {LAG: 1, "r1-eth1": 4}
+    after_kernel = {LAG: 1, "r1-eth1": 1}
+    assert _kernel(r1) == before_kernel, _state(r1)
+    held_before = _held_down(r1)
+
+    t0 = _set_lag_speed(r1, 10000)
+    assert wait_for(lambda: _zebra_speed(r1), 10000, count=20, wait=0.5) == 10000, _state(r1)
+    # bgpd has seen the increase and holds the old value
+    exp = _expected_paths(2.5 * GBPS, held=True, lag_w=1, eth1_w=4)
+    got = wait_for(lambda: _paths(r1), exp, count=6, wait=0.5)
+    assert got == exp, "increase not held: {}".format(_state(r1))
+    assert time.time() - t0 < HOLD_DOWN - 1
+    assert _kernel(r1) == before_kernel, "increase applied before the hold-down: {}".format(_state(r1))
+    assert _held_down(r1) == held_before + 1
+
+    got = wait_for(lambda: _kernel(r1), after_kernel, count=4 * (HOLD_DOWN + 6), wait=0.25)
+    elapsed = time.time() - t0
+    assert got == after_kernel, "increase never applied: {}".format(_state(r1))
+    assert elapsed >= HOLD_DOWN - 1, "increase applied after {:.1f} s, hold-down {} s".format(
+        elapsed, HOLD_DOWN
+    )
+    exp = _expected_paths(10 * GBPS)
+    assert wait_for(lambda: _paths(r1), exp, count=4, wait=0.5) == exp, _state(r1)
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))

@@ -1,0 +1,260 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_sessions.py: in averaged mode, a spine's N (the number of
+eligible outgoing sessions, SPEC WP-2) follows the set of established
+sessions: a session that comes up for the first time, goes down
+(administratively or with its link) or re-establishes changes N, and the
+spine re-advertises the prefix with sum / N at once.
+
+                 leaf0 (AS 65100, originates 172.16.0.0/24)
+                   | L1 100G
+                 spine (AS 65000)
+        L2 100G /    | L3 100G  \\ L4 100G
+          leaf1      leaf2      leaf3
+        (AS 65101) (AS 65102) (AS 65103)
+
+One numbered IPv4 eBGP session per link, `neighbor X fare link-bandwidth
+100G` on both ends of every link. All routers: `bgp fare`, `bgp fare mode
+averaged`, `bgp fare hold-down 0`: code that recomputes N only when a
+hold-down ends (as the module did before N followed sessions) would, with
+a hold-down, fix a stale N a few seconds later and pass; with 0 it never
+does.
+
+leaf0 originates at its line rate, 100G = 1.25e10 bytes/s (WP-1). The
+spine receives one path: sum = 1.25e10. Its eligible outgoing sessions are
+those to the leaves that are established (leaf0 is the source, WP-2):
+
+    N = 3: each leaf receives 1.25e10 / 3 = 4.1666...e9 bytes/s (33.3G)
+    N = 2: each leaf receives 1.25e10 / 2 = 6.25e9 bytes/s (50G)
+
+(the line rate 100G never caps: sum / N <= 100G). A leaf reads the
+value sent as a float back to 6 significant digits: 4.16667e9 for N = 3
+(see received()). The spine's `show` counts N when asked, so its view is
+right even when what it sent is stale: the leaves' values are the check.
+
+Steps: leaf3's session starts administratively shut (in leaf3's startup
+config), so N = 2; it comes up for the first time (N = 3); leaf3 shuts it
+(N = 2); it re-establishes (N = 3); leaf3's link goes down (N = 2); back
+up (N = 3).
+"""
+
+import math
+import os
+import struct
+import sys
+import pytest
+
+CWD = os.path.dirname(os.path.realpath(__file__))
+sys.path.append(os.path.join(CWD, ".."))
+
+# pylint: disable=C0413
+from lib.topogen import get_topogen
+from fare_common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+
+pytestmark = [pytest.mark.bgpd]
+
+PREFIX = "172.16.0.0/24"
+ROUTERS = {"leaf0": 65100, "spine": 65000, "leaf1": 65101, "leaf2": 65102, "leaf3": 65103}
+# link k: 10.100.k.0/24, the first router .1, the second .2
+LINKS = [("leaf0", "spine"), ("spine", "leaf1"), ("spine", "leaf2"), ("spine", "leaf3")]
+LEAVES = ["leaf1", "leaf2", "leaf3"]
+SUM = 100 * GBPS  # what leaf0 originates on its 100G link (WP-1)
+
+
+def _addr(name, peer):
+    "Address of `name` on its link to `peer`."
+    for k, (a, b) in enumerate(LINKS, 1):
+        if {a, b} == {name, peer}:
+            return "10.100.{}.{}".format(k, 1 if name == a else 2)
+    raise KeyError((name, peer))
+
+
+def _ifname(peer):
+    return "to-" + peer
+
+
+LEAF3_SESSION = _addr("spine", "leaf3")  # leaf3's neighbor address for the spine
+
+
+def build_topo(tgen):
+    for name in ROUTERS:
+        tgen.add_router(name)
+    for a, b in LINKS:
+        tgen.add_link(tgen.gears[a], tgen.gears[b], _ifname(b), _ifname(a))
+
+
+def config(name):
+    lines = ["frr defaults datacenter", "hostname " + name, "!"]
+    peers = [b if a == name else a for a, b in LINKS if name in (a, b)]
+    for peer in peers:
+        lines += ["interface " + _ifname(peer), " ip address {}/24".format(_addr(name, peer)), "!"]
+    lines += [
+        "router bgp {}".format(ROUTERS[name]),
+        " bgp router-id 10.255.0.{}".format(list(ROUTERS).index(name) + 1),
+        " no bgp ebgp-requires-policy",
+        " no bgp network import-check",
+        " timers bgp 3 9",
+    ]
+    for peer in peers:
+        lines.append(" neighbor {} remote-as {}".format(_addr(peer, name), ROUTERS[peer]))
+    if name == "leaf3":
+        # the session to the spine starts shut: it comes up for the first
+        # time in test_session_up_first_time
+        lines.append(" neighbor {} shutdown".format(LEAF3_SESSION))
+    lines += [" address-family ipv4 unicast"]
+    if name == "leaf0":
+        lines.append("  network " + PREFIX)
+    lines += [" exit-address-family"]
+    lines += [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down 0"]
+    if name == "leaf0":
+        lines.append(" bgp fare originate")
+    for peer in peers:
+        lines.append(" neighbor {} fare link-bandwidth 100G".format(_addr(peer, name)))
+    lines += ["!"]
+    return "\n".join(lines) + "\n"
+
+
+def setup_module(mod):
+    start_fabric(mod, build_topo, config)
+
+
+def teardown_module(_mod):
+    get_topogen().stop_topology()
+
+
+def received(value):
+    """What a receiver's `show bgp ipv4 fare` reports for a Path Bandwidth
+    sent as `value`: the community carries an IEEE single float (FARE-1),
+    and the module reads it back rounded to FLT_DIG = 6 significant digits
+    (fare_bw_wire_value(), so 400G reads 5e10, not 49999998976). We compare
+    exactly against that: float32 rounding alone, or a relative tolerance
+    of 1e-7, would not match 1.25e10 / 3 (read as 4.16667e9, 8e-7 off), and
+    N = 2 and N = 3 differ by 50%, so exact equality is both achievable and
+    unambiguous."""
+    d = struct.unpack("f", struct.pack("f", value))[0]
+    exp10 = math.floor(math.log10(d)) - 5
+    if exp10 >= 0:
+        scale = 10.0 ** exp10
+        return math.floor(d / scale + 0.5) * scale
+    scale = 10.0 ** -exp10
+    return math.floor(d * scale + 0.5) / scale
+
+
+def _leaf_value(router):
+    "The Path Bandwidth a leaf receives for PREFIX from the spine, or None."
+    j = vtysh_json(router, "show bgp ipv4 fare {} json".format(PREFIX))
+    p = j.get("prefixes", {}).get(PREFIX)
+    if not p or len(p["paths"]) != 1:
+        return None
+    t = p["paths"][0]["transitive"]
+    return t.get("bytesPerSec") if t["state"] == "present" else t["state"]
+
+
+def _values(tgen, leaves):
+    return {name: _leaf_value(tgen.gears[name]) for name in leaves}
+
+
+def _spine_view(tgen):
+    j = vtysh_json(tgen.gears["spine"], "show bgp ipv4 fare {} json".format(PREFIX))
+    p = j["prefixes"][PREFIX]
+    return {
+        "outgoingInterfaces": p["advertised"]["outgoingInterfaces"],
+        "sumBytesPerSec": p["advertised"]["sumBytesPerSec"],
+        "transitiveBytesPerSec": p["advertised"]["transitiveBytesPerSec"],
+        "received": [q["transitive"].get("bytesPerSec") for q in p["paths"]],
+    }
+
+
+def _leaf3_state(tgen):
+    j = vtysh_json(tgen.gears["spine"], "show bgp neighbors {} json".format(_addr("leaf3", "spine")))
+    return j.get(_addr("leaf3", "spine"), {}).get("bgpState")
+
+
+def _wait_leaf3(tgen, established):
+    "Wait until the spine's session to leaf3 is (or is no longer) Established."
+    state = wait_for(lambda: _leaf3_state(tgen) == "Established", established, count=60)
+    assert state == established, "spine-leaf3 session: {}".format(_leaf3_state(tgen))
+
+
+def _expect_n(tgen, n):
+    """Every leaf with an established session receives sum / N, the
+    others nothing; the spine shows N and the sum (WP-2)."""
+    up = LEAVES[:n]
+    exp = {name: (received(SUM / n) if name in up else None) for name in LEAVES}
+    got = wait_for(lambda: _values(tgen, LEAVES), exp, count=45)
+    spine = _spine_view(tgen)
+    assert got == exp, (
+        "N = {}: leaves received {} (bytes/s), expected {}; in Gb/s: {}\n"
+        "spine: {}\n{}".format(
+            n, got, exp,
+            {k: (v / GBPS if isinstance(v, float) else v) for k, v in got.items()},
+            spine, tgen.gears["spine"].vtysh_cmd("show bgp ipv4 fare {}".format(PREFIX)))
+    )
+    assert spine == {
+        "outgoingInterfaces": n,
+        "sumBytesPerSec": SUM,
+        "transitiveBytesPerSec": SUM / n,
+        "received": [SUM],
+    }, spine
+
+
+def test_initial_two_sessions():
+    "WP-1/WP-2: leaf3's session is shut: N = 2, leaf1 and leaf2 receive 100G / 2 = 50G."
+    tgen = tgen_or_skip()
+    for leaf in ("leaf1", "leaf2"):
+        addr = _addr(leaf, "spine")
+        state = wait_for(
+            lambda: vtysh_json(tgen.gears["spine"], "show bgp neighbors {} json".format(addr))
+            .get(addr, {}).get("bgpState"), "Established", count=90)
+        assert state == "Established", "spine-{}: {}".format(leaf, state)
+    assert _leaf3_state(tgen) != "Established"
+    _expect_n(tgen, 2)
+
+
+def test_session_up_first_time():
+    "WP-2: leaf3's session comes up for the first time: N = 3, all three leaves receive 100G / 3."
+    tgen = tgen_or_skip()
+    tgen.gears["leaf3"].vtysh_cmd(
+        "configure terminal\nrouter bgp 65103\nno neighbor {} shutdown\n".format(LEAF3_SESSION))
+    _wait_leaf3(tgen, True)
+    _expect_n(tgen, 3)
+
+
+def test_session_shut_down():
+    "WP-2: leaf3 shuts its session: N = 2, leaf1 and leaf2 receive 100G / 2."
+    tgen = tgen_or_skip()
+    tgen.gears["leaf3"].vtysh_cmd(
+        "configure terminal\nrouter bgp 65103\nneighbor {} shutdown\n".format(LEAF3_SESSION))
+    _wait_leaf3(tgen, False)
+    _expect_n(tgen, 2)
+
+
+def test_session_reestablished():
+    "WP-2: leaf3's session re-establishes: N = 3 again, all three leaves receive 100G / 3."
+    tgen = tgen_or_skip()
+    tgen.gears["leaf3"].vtysh_cmd(
+        "configure terminal\nrouter bgp 65103\nno neighbor {} shutdown\n".format(LEAF3_SESSION))
+    _wait_leaf3(tgen, True)
+    _expect_n(tgen, 3)
+
+
+def test_link_down():
+    "WP-2/WP-7: leaf3's link goes down, the spine drops the session: N = 2."
+    tgen = tgen_or_skip()
+    tgen.gears["leaf3"].run("ip link set {} down".format(_ifname("spine")))
+    _wait_leaf3(tgen, False)
+    _expect_n(tgen, 2)
+
+
+def test_link_up():
+    "WP-2: leaf3's link comes back, the session re-establishes: N = 3."
+    tgen = tgen_or_skip()
+    tgen.gears["leaf3"].run("ip link set {} up".format(_ifname("spine")))
+    _wait_leaf3(tgen, True)
+    _expect_n(tgen, 3)
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))
