@@ -601,6 +601,33 @@ static bool fare_nexthop_inexact(struct fare_prefix *fp, size_t i)
 	return false;
 }
 
+/* Paths from one neighbor router over two or more sessions (parallel
+ * links) form a neighbor group: the index + 1 of its first path.
+ */
+static void fare_group_neighbors(struct fare_prefix *fp)
+{
+	size_t i, j, first;
+	bool parallel;
+
+	for (i = 0; i < fp->n; i++) {
+		struct peer *peer = fp->paths[i]->peer;
+
+		if (fp->in[i].neighbor_group || !peer->remote_id.s_addr)
+			continue;
+		first = i;
+		parallel = false;
+		for (j = i + 1; j < fp->n; j++)
+			if (fp->paths[j]->peer->remote_id.s_addr == peer->remote_id.s_addr &&
+			    fp->paths[j]->peer != peer)
+				parallel = true;
+		if (!parallel)
+			continue;
+		for (j = first; j < fp->n; j++)
+			if (fp->paths[j]->peer->remote_id.s_addr == peer->remote_id.s_addr)
+				fp->in[j].neighbor_group = first + 1;
+	}
+}
+
 /* Gather best + multipaths in the order bgpd hands them to zebra, and let
  * the core compute weights and what to advertise.
  */
@@ -673,6 +700,11 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		}
 		fp->n++;
 	}
+	/* Draft mode: parallel links (sessions) to one neighbor router,
+	 * told by its BGP identifier, count together (FARE-4 per neighbor).
+	 */
+	if (fi->mode == FARE_MODE_DRAFT && !fi->per_session)
+		fare_group_neighbors(fp);
 	/* Recursive next hops (FARE-4 needs the link a path leaves on) */
 	for (j = 0; j < fp->n; j++)
 		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
@@ -826,6 +858,7 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 		for (i = 0; i < fp->n; i++)
 			weights[i] = fp->weights[i];
 		fare_counters.wcmp_routes++;
+		fare_counters.dropped_paths += fp->out.dropped;
 		ret = 1;
 	} else {
 		fare_counters.ecmp_routes++;

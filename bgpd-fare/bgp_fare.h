@@ -61,6 +61,8 @@ struct fare_instance {
 	struct bgp *bgp;
 	bool enabled;
 	enum fare_mode mode;	  /* draft (default) or averaged */
+	bool per_session;	  /* draft mode: parallel links counted per
+				   * session, not per neighbor router */
 	uint32_t hold_down;	  /* seconds before an increase applies (WP-7) */
 	bool originate;		  /* FARE-2 */
 	double originate_bw;	  /* bytes/s */
@@ -91,6 +93,8 @@ struct fare_counters {
 	uint64_t held_down;			 /* increases delayed by the hold-down (WP-7) */
 	uint64_t graceful_restarts;		 /* re-established after GR: no hold-down */
 	uint64_t wcmp_routes;			 /* routes sent to zebra weighted */
+	uint64_t dropped_paths;			 /* paths left at weight 0 by the
+						  * member budget (WP-3) */
 	uint64_t ecmp_routes;			 /* routes sent to zebra as plain ECMP */
 };
 

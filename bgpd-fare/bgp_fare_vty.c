@@ -101,6 +101,29 @@ DEFPY(bgp_fare_mode, bgp_fare_mode_cmd,
 	return CMD_SUCCESS;
 }
 
+DEFPY(bgp_fare_parallel_links, bgp_fare_parallel_links_cmd,
+      "[no] bgp fare parallel-links [<per-neighbor|per-session>$how]",
+      NO_STR BGP_STR FARE_STR
+      "Draft mode: several links (sessions) to one neighbor router\n"
+      "Count them together: min(sum of the links, Path Bandwidth), split by link bandwidth (default)\n"
+      "Count each session on its own: min(link, Path Bandwidth) per session\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+	bool per_session;
+
+	if (!no && !how) {
+		vty_out(vty, "%% per-neighbor or per-session required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	per_session = !no && strmatch(how, "per-session");
+	if (fi->per_session == per_session)
+		return CMD_SUCCESS;
+	fi->per_session = per_session;
+	fare_instance_refresh(fi, "parallel-links changed");
+	return CMD_SUCCESS;
+}
+
 DEFPY(bgp_fare_hold_down, bgp_fare_hold_down_cmd,
       "[no] bgp fare hold-down [(0-3600)$seconds]",
       NO_STR BGP_STR FARE_STR
@@ -416,6 +439,8 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(json, "localAs", bgp->as);
 		json_object_boolean_add(jcfg, "enabled", fi && fi->enabled);
 		json_object_string_add(jcfg, "mode", fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT));
+		json_object_string_add(jcfg, "parallelLinks",
+				       fi && fi->per_session ? "per-session" : "per-neighbor");
 		json_object_int_add(jcfg, "holdDownSeconds",
 				    fi ? fi->hold_down : FARE_HOLD_DOWN_DEFAULT);
 		json_object_string_add(jcfg, "role", fare_role_str(fi ? fi->role : FARE_ROLE_NODE));
@@ -462,6 +487,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "nonTransitiveAttached", fare_counters.nt_attached);
 		json_object_int_add(jcnt, "heldDown", fare_counters.held_down);
 		json_object_int_add(jcnt, "wcmpRoutes", fare_counters.wcmp_routes);
+		json_object_int_add(jcnt, "droppedPaths", fare_counters.dropped_paths);
 		json_object_int_add(jcnt, "ecmpRoutes", fare_counters.ecmp_routes);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
@@ -475,6 +501,8 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT),
 		fare_role_str(fi ? fi->role : FARE_ROLE_NODE),
 		fi ? fi->hold_down : FARE_HOLD_DOWN_DEFAULT);
+	vty_out(vty, "  Parallel links: %s\n",
+		fi && fi->per_session ? "per session" : "per neighbor router");
 	vty_out(vty, "  Path Bandwidth sub-type: 0x%02x\n",
 		fi ? fi->subtype : FARE_PATHBW_SUBTYPE_DEFAULT);
 	if (fi && fi->originate) {
@@ -518,8 +546,10 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		fare_counters.nt_attached);
 	vty_out(vty, "  Sessions back after a graceful restart (no hold-down): %" PRIu64 "\n",
 		fare_counters.graceful_restarts);
-	vty_out(vty, "  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64 "\n",
-		fare_counters.wcmp_routes, fare_counters.ecmp_routes);
+	vty_out(vty,
+		"  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64
+		", paths left out by the member budget %" PRIu64 "\n",
+		fare_counters.wcmp_routes, fare_counters.ecmp_routes, fare_counters.dropped_paths);
 	return CMD_SUCCESS;
 }
 
@@ -579,6 +609,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 				       local ? "locally originated"
 					     : fare_reason_str(fp->out.reason));
 		json_object_int_add(jp, "multihomingFactor", local ? 1 : fp->multihoming);
+		json_object_int_add(jp, "droppedPaths", local ? 0 : fp->out.dropped);
 		if (local) {
 			json_object_string_add(jadv, "transitive",
 					       fi->originate ? "originate" : "none");
@@ -619,6 +650,10 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 		}
 		if (fp->multihoming > 1)
 			vty_out(vty, "  multihoming factor %u\n", fp->multihoming);
+		if (fp->out.dropped)
+			vty_out(vty,
+				"  %zu path(s) at weight 0: share below 1/W of the member budget (WP-3)\n",
+				fp->out.dropped);
 		vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %s\n", "Path", "LinkBW", "PathBW",
 			"PathBW-NT", "Weight-BW", "Weight");
 	}
@@ -648,11 +683,18 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_boolean_add(jpath, "nexthopInexact", in->inexact_nexthop);
 			json_object_int_add(jpath, "linkGroup", in->link_group);
 			json_object_int_add(jpath, "nexthopGroup", in->nexthop_group);
+			json_object_int_add(jpath, "neighborGroup", in->neighbor_group);
+			json_object_string_addf(jpath, "neighborRouterId", "%pI4",
+						&pi->peer->remote_id);
 			fare_pb_json(jpath, "nonTransitive", in->nt_state, in->nt_bw);
 			json_object_boolean_add(jpath, "fromSuperSpine", in->from_super_spine);
 			json_object_boolean_add(jpath, "ignored", in->ignored);
 			fare_bw_json(jpath, "pathBandwidthBytesPerSec", fp->path_bw[i]);
 			json_object_int_add(jpath, "weight", fp->weights[i]);
+			/* WP-3: a share below 1/W of the member budget */
+			json_object_boolean_add(jpath, "shareBelowMemberBudget",
+						fp->out.wcmp && fp->path_bw[i] > 0 &&
+							!fp->weights[i]);
 			json_object_array_add(jpaths, jpath);
 		} else {
 			char who[64];
@@ -791,6 +833,8 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 		vty_out(vty, " bgp fare\n");
 	if (fi->mode == FARE_MODE_AVERAGED)
 		vty_out(vty, " bgp fare mode averaged\n");
+	if (fi->per_session)
+		vty_out(vty, " bgp fare parallel-links per-session\n");
 	if (fi->hold_down != FARE_HOLD_DOWN_DEFAULT)
 		vty_out(vty, " bgp fare hold-down %u\n", fi->hold_down);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT)
@@ -833,6 +877,7 @@ void fare_vty_init(void)
 	install_element(BGP_NODE, &bgp_fare_enable_cmd);
 	install_element(BGP_NODE, &bgp_fare_mode_cmd);
 	install_element(BGP_NODE, &bgp_fare_hold_down_cmd);
+	install_element(BGP_NODE, &bgp_fare_parallel_links_cmd);
 	install_element(BGP_NODE, &bgp_fare_originate_cmd);
 	install_element(BGP_NODE, &bgp_fare_role_cmd);
 	install_element(BGP_NODE, &bgp_fare_lower_transitive_cmd);

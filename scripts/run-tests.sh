@@ -30,7 +30,7 @@ echo "=== topotests ==="
 "$TOP/scripts/setup-test-env.sh"
 cd "$BUILD/frr/tests/topotests"
 # Topotests that measure real traffic print their split: they run last.
-traffic=(fare_traffic fare_wp5)
+traffic=(fare_traffic fare_wp5 fare_maxflow)
 tests=()
 for t in "$TOP"/topotests/fare_*/; do
 	t=$(basename "$t")

@@ -6,32 +6,126 @@
 
 #include "fare_rules.h"
 
-/* The first path of the same non-zero group as path i, or i. */
-static size_t group_first(const struct fare_path_in *in, size_t i, bool by_link)
+enum path_grouping {
+	BY_NEXTHOP,
+	BY_LINK,
+	BY_NEIGHBOR,
+};
+
+static unsigned int group_of(const struct fare_path_in *in, enum path_grouping by)
 {
-	unsigned int g = by_link ? in[i].link_group : in[i].nexthop_group;
+	switch (by) {
+	case BY_NEXTHOP:
+		return in->nexthop_group;
+	case BY_LINK:
+		return in->link_group;
+	case BY_NEIGHBOR:
+		return in->neighbor_group;
+	}
+	return 0;
+}
+
+/* The first path of the same non-zero group as path i, or i. */
+static size_t group_first_by(const struct fare_path_in *in, size_t i, enum path_grouping by)
+{
+	unsigned int g = group_of(&in[i], by);
 	size_t j;
 
 	if (!g)
 		return i;
 	for (j = 0; j < i; j++)
-		if ((by_link ? in[j].link_group : in[j].nexthop_group) == g)
+		if (group_of(&in[j], by) == g)
 			return j;
 	return i;
+}
+
+static size_t group_first(const struct fare_path_in *in, size_t i, bool by_link)
+{
+	return group_first_by(in, i, by_link ? BY_LINK : BY_NEXTHOP);
+}
+
+/* A link counts while one of its paths is not in its hold-down (WP-7). */
+static bool link_usable(const struct fare_path_in *in, size_t n, size_t link)
+{
+	size_t j;
+
+	for (j = link; j < n; j++)
+		if (group_first(in, j, true) == link && !in[j].held_down)
+			return true;
+	return false;
+}
+
+/* Parallel links to one neighbor router (draft mode): the neighbor carries
+ * min(sum of its usable links, its Path Bandwidth), split over the links
+ * by bandwidth and, on a link, over its paths by value. Groups with a link
+ * of unknown bandwidth are left to the per-link cap. Marks the paths it
+ * handled in done[].
+ */
+static void cap_by_neighbor(const struct fare_path_in *in, size_t n, double *v, uint32_t *done)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		double links = 0, value = 0, total;
+		bool known = true;
+
+		if (!in[i].neighbor_group || group_first_by(in, i, BY_NEIGHBOR) != i)
+			continue;
+		for (j = i; j < n; j++) {
+			if (group_first_by(in, j, BY_NEIGHBOR) != i)
+				continue;
+			if (in[j].link_bw <= 0)
+				known = false;
+			if (v[j] > value)
+				value = v[j];
+			if (group_first(in, j, true) == j && link_usable(in, n, j))
+				links += in[j].link_bw;
+		}
+		if (!known)
+			continue;
+		total = value < links ? value : links;
+		for (j = i; j < n; j++) {
+			double on_link = 0, share;
+
+			if (group_first_by(in, j, BY_NEIGHBOR) != i || group_first(in, j, true) != j)
+				continue;
+			/* j: a link of the group; its share, over its paths */
+			if (!link_usable(in, n, j) || links <= 0)
+				share = 0;
+			else if (total >= links) /* the links are the limit */
+				share = in[j].link_bw;
+			else
+				share = total * in[j].link_bw / links;
+			for (k = j; k < n; k++)
+				if (group_first(in, k, true) == j)
+					on_link += v[k];
+			for (k = j; k < n; k++) {
+				if (group_first(in, k, true) != j)
+					continue;
+				if (on_link <= 0)
+					v[k] = 0;
+				else if (v[k] == on_link) /* the link's only path */
+					v[k] = share;
+				else
+					v[k] = share * v[k] / on_link;
+				done[k] = 1;
+			}
+		}
+	}
 }
 
 /* FARE-4 per link: the paths over one link (the same session) carry
  * together at most its bandwidth; w = v * min(1, link / sum of v). An
  * unknown link bandwidth (0) does not limit them.
  */
-static void cap_by_link(const struct fare_path_in *in, size_t n, double *v)
+static void cap_by_link(const struct fare_path_in *in, size_t n, double *v, const uint32_t *done)
 {
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		double link_bw = in[i].link_bw, sum = 0;
 
-		if (group_first(in, i, true) != i || link_bw <= 0)
+		if (group_first(in, i, true) != i || link_bw <= 0 || done[i])
 			continue;
 		for (j = i; j < n; j++)
 			if (group_first(in, j, true) == i)
@@ -42,6 +136,24 @@ static void cap_by_link(const struct fare_path_in *in, size_t n, double *v)
 			if (group_first(in, j, true) == i)
 				v[j] = v[j] / sum * link_bw;
 	}
+}
+
+/* The weights are in the exact ratio of the bandwidths. */
+static bool exact_ratio(const double *bw, const uint32_t *w, size_t n)
+{
+	size_t i, ref = n;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i] != !(bw[i] > 0))
+			return false;
+		if (!w[i])
+			continue;
+		if (ref == n)
+			ref = i;
+		else if (bw[i] * w[ref] != bw[ref] * w[i])
+			return false;
+	}
+	return true;
 }
 
 static enum fare_reason pb_state_reason(enum fare_pb_state state)
@@ -159,7 +271,12 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			path_bw[first] = path_bw[i];
 		path_bw[i] = 0;
 	}
-	cap_by_link(in, n, path_bw);
+	/* weights[] (all 0 here) marks the paths a neighbor group has
+	 * capped; the reduction below overwrites it.
+	 */
+	cap_by_neighbor(in, n, path_bw, weights);
+	cap_by_link(in, n, path_bw, weights);
+	memset(weights, 0, n * sizeof(*weights));
 	for (i = 0; i < n; i++)
 		sum += path_bw[i];
 
@@ -206,6 +323,21 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 		return;
 	}
 
+	/* WP-3: the reduction maximises throughput and may leave a path
+	 * whose share the member budget cannot represent at weight 0. What
+	 * the installed weights deliver is the sum times their throughput
+	 * fraction: that is what is re-advertised (FARE-5), not capacity no
+	 * traffic is sent to.
+	 */
+	for (i = 0; i < n; i++)
+		if (path_bw[i] > 0 && !weights[i])
+			out->dropped++;
+	if (out->dropped || !exact_ratio(path_bw, weights, n)) {
+		double carried = sum * fare_wcmp_throughput(path_bw, weights, n);
+
+		if (out->t_action == FARE_ADV_REPLACE && carried < out->t_value)
+			out->t_value = carried;
+	}
 	out->wcmp = true;
 	out->reason = FARE_REASON_WCMP;
 	return;

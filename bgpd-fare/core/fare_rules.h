@@ -46,6 +46,13 @@ struct fare_path_in {
 	 * first of them); the others get weight 0. 0: its own next hop.
 	 */
 	unsigned int nexthop_group;
+	/* Draft mode, parallel links: paths with the same non-zero
+	 * neighbor_group come from one neighbor router over several links
+	 * (sessions). Each carries the neighbor's whole Path Bandwidth; the
+	 * neighbor gets min(sum of its links, that value), split over its
+	 * links in proportion to their bandwidths. 0: a neighbor of its own.
+	 */
+	unsigned int neighbor_group;
 	/* The data plane cannot weight this path exactly: its next hop
 	 * resolves recursively over several links, or onto the same link
 	 * as another path's.
@@ -105,6 +112,8 @@ struct fare_prefix_out {
 	enum fare_adv_action t_action;
 	double t_value;
 	bool nt_attach; /* FARE-8: super-spine attaches a non-transitive one */
+	size_t dropped; /* paths with bandwidth left at weight 0 by the
+			 * member budget (share below 1/W, WP-3) */
 	double nt_value;
 };
 
@@ -121,7 +130,10 @@ struct fare_prefix_out {
  * its bandwidth, in proportion to their v: w = v * min(1, link / sum of
  * v over the link). With one path per link this is FARE-4's
  * min(link, v), in both modes (a receiver never weights a path above its
- * own link, WP-3 included).
+ * own link, WP-3 included). Paths of one neighbor_group (parallel links
+ * to one neighbor router) share min(sum of the group's link bandwidths,
+ * the largest v of the group), split over its links in proportion to
+ * their bandwidths and on each link over its paths in proportion to v.
  */
 void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			 const struct fare_prefix_params *params, double *path_bw,

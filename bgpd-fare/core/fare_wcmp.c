@@ -2,82 +2,93 @@
 /*
  * FARE WCMP: integer next-hop weights from path bandwidths (WP-3, FARE-4).
  *
- * The m paths with non-zero bandwidth b_i need integers w_i in
- * [1, max_weight] with sum W <= max_members that minimise the worst
- * relative share error
+ * Objective (WP-3, SPEC section 5 "Integer weights"): the throughput of the
+ * group, set by the member that saturates first,
  *
- *	E(w) = max_i |w_i / (W s_i) - 1|,	s_i = b_i / sum(b).
+ *	T(w) = min_{i: w_i > 0} (b_i / B) / (w_i / W),	B = sum(b), W = sum(w),
  *
- * Fix the total T and let t_i = T s_i be path i's ideal weight. Then E <= e
- * is feasible iff every interval
+ * maximised over w_i in [0, max_weight] with 1 <= W <= max_members; ties go
+ * to the smaller W, then to fewer paths left at weight 0. T <= 1, and T = 1
+ * only for the exact ratio: a path left out puts the others above their
+ * shares.
  *
- *	[lo_i, hi_i] = [max(1, ceil(t_i (1 - e))),
- *			min(max_weight, floor(t_i (1 + e)))]
+ * Optimality. T(w) = (W / B) min_i b_i / w_i. Call unit (i, k) the k-th
+ * member of path i, of value b_i / k, 1 <= k <= max_weight. A vector of
+ * total W is W distinct units, the first w_i of each path, and
+ * min_i b_i / w_i is the value of its smallest unit: at most v_W, the W-th
+ * largest value of all units. The W largest units (the D'Hondt or highest
+ * averages order) are the first ones of their paths, so they are a vector,
+ * and they reach v_W. So the best throughput of total W is W v_W / B, and
+ * the optimum is the largest W v_W over W <= max_members. W v_W grows along
+ * a run of equal values, so only the last total of a run, or max_members,
+ * can win; the vectors reaching it are those made of units >= its v_W.
  *
- * holds an integer and sum(lo) <= T <= sum(hi). Each of these conditions is
- * monotone in e, so the best error for T is the largest of three thresholds:
- *
- *  - per path: the distance from t_i to the nearest allowed integer, over t_i;
- *  - sum(hi) >= T: unit k of path i is available from e = k / t_i - 1
- *    = v / T - 1 with v = k / s_i. The threshold is v_T / T - 1, v_T the
- *    T-th smallest of {k / s_i : 1 <= k <= max_weight};
- *  - sum(lo) <= T: lo_i = 1 + #{k >= 1 : e < 1 - k / t_i}, so the threshold
- *    is 1 - v'_(T-m+1) / T, v' the ascending {k / s_i : k >= 1}.
- *
- * Both sequences (the D'Hondt order) are sorted once, in linear time, which
- * makes the two sum thresholds O(1) per total. The per-path threshold is a
- * scan over paths sorted by bandwidth that stops as soon as no further path
- * can raise it. Totals are tried from the largest down, so that a good error
- * prunes the rest early; the smallest total whose error is within the tie
- * tolerance of the best one wins, and its vector is built from the
- * [lo_i, hi_i] intervals.
+ * The units are merged largest first in a loser tree over the distinct
+ * bandwidths d <= m, the paths of one bandwidth giving their units
+ * together: O(m + N log d) per call, N = min(max_members, m max_weight,
+ * FARE_WCMP_SEARCH_MAX_TOTAL), stopping early once no larger total can
+ * win (never worse than O(m max_members)); no allocation up to
+ * WCMP_STACK_PATHS paths. Values and products are compared exactly
+ * (two-product with fma()), so that exact ties do go to the smaller total.
+ * The vector is then read from the winner's value: each path's units above
+ * it, then the choice the ties leave (wcmp_fill_run()).
  */
 
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fare_wcmp.h"
 
-/* errors this close (relative) are a tie: the smaller sum wins (WP-3) */
-#define WCMP_TIE_REL_EPS 1e-12
-/*
- * Paths over 1e200 times slower than the fastest are clamped to that ratio:
- * they get weight 1 either way, and the arithmetic stays finite.
- */
-#define WCMP_MIN_RATIO 1e-200
 /* exact-ratio reduction (WP-3) only for integers a uint64_t holds */
 #define WCMP_EXACT_LIMIT 0x1p63
+/*
+ * A path this much slower than the fastest is never used: it would bring
+ * W v_W below 2^17 * 2^-1000, where total 1 has v_1 >= 1. Above it the
+ * scaled values and products stay normal doubles.
+ */
+#define WCMP_MIN_SCALED 0x1p-1000
+/* groups up to this many paths need no malloc() (under 8 KiB of stack) */
+#define WCMP_STACK_PATHS 128
 
-struct wcmp_path {
-	double ratio;	  /* b_i / max(b), in [WCMP_MIN_RATIO, 1] */
-	double share;	  /* ratio / sum of ratios: s_i */
-	double inv_share; /* 1 / s_i: unit k of the path is at k / s_i */
-	size_t index;	  /* position in the caller's arrays */
-};
-
-struct wcmp_unit {
-	double value;
+/*
+ * The paths in a tournament (a loser tree). Leaf j is the count_j paths of
+ * bandwidth r_j (fabrics have few distinct speeds): it offers their next
+ * units k, of value r_j / k, up to cap_j. node[0] holds the leaf with the
+ * largest next unit, node[t] (1 <= t < leaves) the loser of the match at t,
+ * with its value: a positive double's bits order like the double, and 0
+ * marks a leaf with no unit left (or no paths). Taking a unit replays one
+ * leaf-to-root path: log2(m) integer comparisons and masks, no branch but
+ * on exact ties, and loads that do not wait on each other.
+ */
+struct wcmp_node {
+	uint64_t key; /* bits of the next unit's value, 0: none */
 	uint32_t path;
-	uint32_t k;
 };
 
-/* no NaN here: plain comparisons, no libm call */
-static inline double max_double(double a, double b)
-{
-	return a > b ? a : b;
-}
+struct wcmp_tree {
+	struct wcmp_node *node; /* leaves */
+	double *r;		/* b_i scaled by a power of 2: max(r) in [1, 2) */
+	size_t *index;		/* position in the caller's arrays, ascending */
+	uint64_t *next;		/* key of unit k + 1 */
+	uint32_t *k;
+	uint32_t *cap;
+	uint32_t *count; /* paths of bandwidth r */
+	uint32_t *slot;	 /* 2 * leaves: leaf + 1 by r, to group the paths */
+	size_t leaves;	 /* a power of 2 >= m */
+	size_t m;
+};
 
-static inline double min_double(double a, double b)
-{
-	return a < b ? a : b;
-}
-
-static double tie_tolerance(double error)
-{
-	return WCMP_TIE_REL_EPS * (error > 1.0 ? error : 1.0);
-}
+struct wcmp_tree_stack {
+	struct wcmp_node node[WCMP_STACK_PATHS];
+	double r[WCMP_STACK_PATHS];
+	size_t index[WCMP_STACK_PATHS];
+	uint64_t next[WCMP_STACK_PATHS];
+	uint32_t k[WCMP_STACK_PATHS], cap[WCMP_STACK_PATHS], count[WCMP_STACK_PATHS];
+	uint32_t slot[2 * WCMP_STACK_PATHS];
+};
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b)
 {
@@ -92,8 +103,8 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 
 /*
  * WP-3: integral bandwidths divided by their GCD, when that fits the limits.
- * Any error-free vector is a multiple of this one, so it is also the
- * optimum with the smallest sum.
+ * Throughput 1, and any vector of throughput 1 is a multiple of this one:
+ * the optimum, with the smallest sum.
  */
 static bool wcmp_exact_ratio(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
 			     uint32_t *weights)
@@ -125,522 +136,394 @@ static bool wcmp_exact_ratio(const double *bw, size_t n, const struct fare_wcmp_
 	return true;
 }
 
-static int path_compare(const void *a, const void *b)
-{
-	const struct wcmp_path *pa = a, *pb = b;
-
-	if (pa->ratio != pb->ratio)
-		return pa->ratio < pb->ratio ? -1 : 1;
-	return pa->index < pb->index ? -1 : (pa->index > pb->index);
-}
-
-static bool unit_before(const struct wcmp_unit *a, const struct wcmp_unit *b)
-{
-	if (a->value != b->value)
-		return a->value < b->value;
-	return a->path < b->path;
-}
-
-static void heap_sift_down(struct wcmp_unit *heap, size_t size, size_t pos)
-{
-	for (;;) {
-		size_t left = 2 * pos + 1, right = left + 1, smallest = pos;
-		struct wcmp_unit swap;
-
-		if (left < size && unit_before(&heap[left], &heap[smallest]))
-			smallest = left;
-		if (right < size && unit_before(&heap[right], &heap[smallest]))
-			smallest = right;
-		if (smallest == pos)
-			return;
-		swap = heap[pos];
-		heap[pos] = heap[smallest];
-		heap[smallest] = swap;
-		pos = smallest;
-	}
-}
-
-static void heap_build(struct wcmp_unit *heap, size_t size)
-{
-	size_t pos;
-
-	for (pos = size / 2; pos-- > 0;)
-		heap_sift_down(heap, size, pos);
-}
-
 /*
- * The count smallest values of {k / s_p : 1 <= k <= k_cap} over all paths,
- * ascending, by merging the paths' sequences in a heap. The caller keeps
- * count <= m * k_cap.
+ * Sign of x a - y b, exactly: x and y are positive integers below 2^53, a
+ * and b scaled bandwidths (in [2^-1000, 2): no under- or overflow).
+ * Rounding is monotone, so unequal products decide; equal ones differ by
+ * their exact rounding errors.
  */
-static void unit_sequence_heap(const struct wcmp_path *paths, size_t m, uint32_t k_cap, double *out,
-			       size_t count, struct wcmp_unit *heap)
+static int product_cmp(double x, double a, double y, double b)
 {
-	size_t size = m, i;
+	double p = x * a, q = y * b, ep, eq;
 
-	for (i = 0; i < m; i++) {
-		heap[i].value = paths[i].inv_share;
-		heap[i].path = (uint32_t)i;
-		heap[i].k = 1;
-	}
-	heap_build(heap, size);
-	for (i = 0; i < count && size; i++) {
-		out[i] = heap[0].value;
-		if (heap[0].k >= k_cap) {
-			heap[0] = heap[--size];
-		} else {
-			heap[0].k++;
-			heap[0].value = heap[0].k * paths[heap[0].path].inv_share;
-		}
-		heap_sift_down(heap, size, 0);
-	}
+	if (p != q)
+		return p < q ? -1 : 1;
+	/* all positive: equal paths or equal units are the common ties */
+	if (x == y)
+		return a < b ? -1 : (a > b);
+	if (a == b)
+		return x < y ? -1 : (x > y);
+	ep = fma(x, a, -p);
+	eq = fma(y, b, -q);
+	return ep < eq ? -1 : (ep > eq);
 }
 
-/*
- * G(v) = sum_p min(k_cap, v s_p): how many units lie below v, give or take m.
- * With the c fastest paths capped (paths ascend by s_p, so the fastest cap
- * first) G(v) = v slow_share[c] + k_cap c, for cap_value[c] <= v <
- * cap_value[c + 1].
- */
-struct unit_scale {
-	double *cap_value;  /* [c]: v where the c-th fastest path caps; [0] 0 */
-	double *slow_share; /* [c]: shares of all but the c fastest paths */
-	double k_cap;
-	size_t m;
+static uint64_t value_key(double value)
+{
+	uint64_t key;
+
+	memcpy(&key, &value, sizeof(key));
+	return key;
+}
+
+static double key_value(uint64_t key)
+{
+	double value;
+
+	memcpy(&value, &key, sizeof(value));
+	return value;
+}
+
+/* equal keys: a's unit before b's, larger exactly or the lower index */
+static bool unit_tie_before(const struct wcmp_tree *tree, const struct wcmp_node *a,
+			    const struct wcmp_node *b)
+{
+	int cmp;
+
+	if (!a->key)
+		return false; /* neither has a unit */
+	cmp = product_cmp(tree->k[b->path], tree->r[a->path], tree->k[a->path], tree->r[b->path]);
+	return cmp > 0 || (cmp == 0 && a->path < b->path);
+}
+
+static struct wcmp_node tree_leaf(struct wcmp_tree *tree, size_t j)
+{
+	struct wcmp_node leaf = { 0, (uint32_t)j };
+
+	if (j < tree->m) {
+		leaf.key = value_key(tree->r[j] / tree->k[j]);
+		tree->next[j] = value_key(tree->r[j] / (tree->k[j] + 1.0));
+	}
+	return leaf;
+}
+
+/* the winner below t; the losers stored on the way */
+static struct wcmp_node tree_build_at(struct wcmp_tree *tree, size_t t)
+{
+	struct wcmp_node a, b;
+
+	if (t >= tree->leaves)
+		return tree_leaf(tree, t - tree->leaves);
+	a = tree_build_at(tree, 2 * t);
+	b = tree_build_at(tree, 2 * t + 1);
+	if (a.key > b.key || (a.key == b.key && unit_tie_before(tree, &a, &b))) {
+		tree->node[t] = b;
+		return a;
+	}
+	tree->node[t] = a;
+	return b;
+}
+
+/* from r, k, cap and count of leaves 0..m-1 */
+static void tree_build(struct wcmp_tree *tree)
+{
+	tree->node[0] = tree_build_at(tree, 1);
+}
+
+/* the top leaf gave its units: its next ones, or none; replay */
+static void tree_advance(struct wcmp_tree *tree)
+{
+	struct wcmp_node run = tree->node[0];
+	uint32_t j = run.path;
+	size_t t;
+
+	/* the next value was divided out last time: no wait for it here */
+	run.key = tree->k[j] < tree->cap[j] ? tree->next[j] : 0;
+	tree->k[j]++;
+	tree->next[j] = value_key(tree->r[j] / (tree->k[j] + 1));
+	for (t = (tree->leaves + j) / 2; t; t /= 2) {
+		struct wcmp_node other = tree->node[t];
+		uint64_t swap = other.key > run.key, mask;
+
+		if (other.key == run.key) /* rare: exact ties */
+			swap = unit_tie_before(tree, &other, &run);
+		/* the loser stays at t, the winner runs on: no branch */
+		mask = 0 - swap;
+		tree->node[t].key = (run.key & mask) | (other.key & ~mask);
+		tree->node[t].path = (uint32_t)((run.path & mask) | (other.path & ~mask));
+		run.key = (other.key & mask) | (run.key & ~mask);
+		run.path = (uint32_t)((other.path & mask) | (run.path & ~mask));
+	}
+	tree->node[0] = run;
+}
+
+/* the winner: total W and its v_W = r / k */
+struct wcmp_best {
+	uint64_t total;
+	double r;
+	uint32_t k;
 };
 
-/* cap_value and slow_share: m + 1 each, set by the caller */
-static void unit_scale_init(struct unit_scale *scale, const struct wcmp_path *paths, size_t m,
-			    uint32_t k_cap)
-{
-	size_t c;
-
-	scale->k_cap = k_cap;
-	scale->m = m;
-	scale->cap_value[0] = 0;
-	scale->slow_share[m] = 0;
-	for (c = m; c-- > 0;)
-		scale->slow_share[c] = scale->slow_share[c + 1] + paths[m - 1 - c].share;
-	for (c = 1; c <= m; c++)
-		scale->cap_value[c] = k_cap * paths[m - c].inv_share;
-}
-
-/* how many paths are capped at v, knowing it is in [low, high] */
-static size_t unit_scale_capped(const struct unit_scale *scale, double v, size_t low, size_t high)
-{
-	while (low < high) {
-		size_t mid = low + (high - low + 1) / 2;
-
-		if (scale->cap_value[mid] <= v)
-			low = mid;
-		else
-			high = mid - 1;
-	}
-	return low;
-}
-
-static double unit_scale_rank(const struct unit_scale *scale, double v, size_t capped)
-{
-	return v * scale->slow_share[capped] + scale->k_cap * capped;
-}
-
-/* where G(v) reaches target; +inf when it never does (all units fit) */
-static double unit_scale_inverse(const struct unit_scale *scale, double target)
-{
-	size_t c;
-
-	for (c = 0; c < scale->m; c++) {
-		double v = (target - scale->k_cap * c) / scale->slow_share[c];
-
-		if (v <= scale->cap_value[c + 1])
-			return v;
-	}
-	return INFINITY;
-}
-
-/* Scratch space of unit_sequence(), for count <= total_max */
-struct unit_sort {
-	struct unit_scale scale;
-	uint32_t *bucket_start; /* total_max + 2 m + 4 */
-	uint32_t *unit_bucket;	/* total_max + 2 m + 2 */
-	double *unsorted;	/* total_max + 2 m + 2 */
-	double *sorted;		/* total_max + 2 m + 2 */
-};
+/* rounding of W r / k in doubles (3 roundings): far below this margin */
+#define WCMP_ROUNDING 0x1p-50
 
 /*
- * The count smallest values of {k / s_p : 1 <= k <= k_cap}, ascending.
- *
- * A value's rank is tied to its size: F(v), the number of units up to v, is
- * within m below G(v). So the count smallest all lie below the V where
- * G(V) = count + m, there are at most count + m units below V, and a
- * counting sort on floor(G(v)) sorts them in linear time (an insertion sort
- * fixes the order of the few that share a bucket).
+ * All totals up to total_max in D'Hondt order; the largest W v_W, the
+ * smallest W on a tie. Stops early when no later total can do better.
  */
-static void unit_sequence(const struct wcmp_path *paths, size_t m, uint32_t k_cap, double *out,
-			  size_t count, struct unit_sort *sort, struct wcmp_unit *heap)
+static void wcmp_scan(struct wcmp_tree *tree, uint64_t total_max, struct wcmp_best *best)
 {
-	const double target = (double)count + m + 1;
-	size_t capacity = count + 2 * m + 2, buckets = (size_t)target + 2;
-	struct unit_scale *scale = &sort->scale;
-	size_t units = 0, i, p;
-	double value_limit;
+	double best_g = 0; /* best W v_W, rounded */
+	uint64_t total = 0;
 
-	unit_scale_init(scale, paths, m, k_cap);
-	value_limit = unit_scale_inverse(scale, target);
-	for (i = 0; i <= buckets; i++)
-		sort->bucket_start[i] = 0;
+	best->total = 0;
+	while (total < total_max && tree->node[0].key) {
+		/* next: the top once this unit is taken */
+		struct wcmp_node unit = tree->node[0], *next = &tree->node[0];
+		double r = tree->r[unit.path], g;
+		uint32_t k = tree->k[unit.path];
 
-	for (p = 0; p < m; p++) {
-		double last = floor(value_limit * paths[p].share);
-		uint32_t k, k_max = last < k_cap ? (uint32_t)last : k_cap;
-		size_t capped_first, capped_last;
-
-		if (k_max == 0)
+		/* the leaf's paths give a unit of this value each */
+		total += tree->count[unit.path];
+		if (total > total_max)
+			total = total_max;
+		tree_advance(tree);
+		/* the run of this value goes on: its end does better */
+		if (total < total_max && next->key == unit.key &&
+		    product_cmp(tree->k[next->path], r, k, tree->r[next->path]) == 0)
 			continue;
-		if (units + k_max > capacity) {
-			/* rounding beyond the bound: never seen, be safe */
-			unit_sequence_heap(paths, m, k_cap, out, count, heap);
-			return;
+		/*
+		 * W v_W > W' v_W' <=> W k' r > W' k r' (all below 2^35):
+		 * exactly only when the rounded values are too close to tell
+		 */
+		g = total * key_value(unit.key);
+		if (!best->total || g > best_g * (1 + WCMP_ROUNDING) ||
+		    (g >= best_g * (1 - WCMP_ROUNDING) &&
+		     product_cmp((double)total * best->k, r, (double)best->total * k, best->r) > 0)) {
+			best->total = total;
+			best->r = r;
+			best->k = k;
+			best_g = g;
 		}
-		capped_first = unit_scale_capped(scale, paths[p].inv_share, 0, m);
-		capped_last = unit_scale_capped(scale, k_max * paths[p].inv_share, capped_first, m);
-		for (k = 1; k <= k_max; k++) {
-			double value = k * paths[p].inv_share;
-			size_t capped = capped_first;
-			double rank;
+		/* a later total is below total_max times the next value */
+		if (total_max * key_value(next->key) < best_g * (1 - WCMP_ROUNDING))
+			break;
+	}
+}
 
-			if (capped_first != capped_last)
-				capped = unit_scale_capped(scale, value, capped_first, capped_last);
-			rank = unit_scale_rank(scale, value, capped);
-			sort->unit_bucket[units] = rank < buckets ? (uint32_t)rank
-								  : (uint32_t)(buckets - 1);
-			sort->unsorted[units] = value;
-			sort->bucket_start[sort->unit_bucket[units] + 1]++;
-			units++;
+/* how many of the first k_cap units of r are >= r_opt / k_opt (> if strict) */
+static uint32_t units_above(double r, const struct wcmp_best *best, uint32_t k_cap, bool strict)
+{
+	double guess = floor(r * best->k / best->r);
+	uint32_t k = guess >= k_cap ? k_cap : (uint32_t)guess;
+
+	/* r / k vs r_opt / k_opt: k_opt r - k r_opt; the guess may be off by 1 */
+	while (k < k_cap && product_cmp(best->k, r, k + 1.0, best->r) >= (strict ? 1 : 0))
+		k++;
+	while (k > 0 && product_cmp(best->k, r, k, best->r) < (strict ? 1 : 0))
+		k--;
+	return k;
+}
+
+/* unit k of r has exactly the winning value */
+static bool unit_is_best(double r, uint32_t k, const struct wcmp_best *best)
+{
+	return product_cmp(best->k, r, k, best->r) == 0;
+}
+
+/* a path of the search: non-zero and not too slow to ever be used */
+static bool wcmp_scaled(double bw, int shift, double *r)
+{
+	*r = ldexp(bw, shift);
+	return *r >= WCMP_MIN_SCALED;
+}
+
+#define WCMP_RUN_MARK UINT32_MAX /* a path whose only unit is the value v */
+
+/*
+ * The winner is max_members, inside a run of units of value v: every
+ * vector of units >= v with that total is optimal. Fewest paths at weight
+ * 0 (WP-3 tie rule): one member for each path with a unit > v, then for
+ * the paths whose first unit is v (lower index first) while the total
+ * allows; then the units > v in D'Hondt order, then those = v (lower index
+ * first). On entry weights[] holds each path's count of units > v.
+ */
+static void wcmp_fill_run(const double *bw, size_t n, int shift, const struct wcmp_best *best,
+			  uint32_t k_cap, uint64_t low_sum, uint64_t low_paths,
+			  struct wcmp_tree *tree, uint32_t *weights)
+{
+	uint64_t used = low_paths, left, spare = low_sum - low_paths;
+	size_t i, j = 0;
+	double r;
+
+	for (i = 0; i < n && used < best->total; i++) {
+		if (weights[i] == 0 && wcmp_scaled(bw[i], shift, &r) && unit_is_best(r, 1, best)) {
+			weights[i] = WCMP_RUN_MARK;
+			used++;
 		}
 	}
-	if (units < count) {
-		unit_sequence_heap(paths, m, k_cap, out, count, heap);
+	left = best->total - used;
+
+	if (spare <= left) {
+		/* all units > v, then units = v by index */
+		left -= spare;
+		for (i = 0; i < n; i++) {
+			if (weights[i] == WCMP_RUN_MARK) {
+				weights[i] = 1;
+			} else if (weights[i] && left && weights[i] < k_cap &&
+				   wcmp_scaled(bw[i], shift, &r) &&
+				   unit_is_best(r, weights[i] + 1, best)) {
+				weights[i]++;
+				left--;
+			}
+		}
 		return;
 	}
 
-	for (i = 1; i <= buckets; i++)
-		sort->bucket_start[i] += sort->bucket_start[i - 1];
-	for (i = 0; i < units; i++)
-		sort->sorted[sort->bucket_start[sort->unit_bucket[i]]++] = sort->unsorted[i];
-	for (i = 1; i < units; i++) {
-		double value = sort->sorted[i];
-		size_t j = i;
-
-		for (; j > 0 && sort->sorted[j - 1] > value; j--)
-			sort->sorted[j] = sort->sorted[j - 1];
-		sort->sorted[j] = value;
+	/* only some units > v fit: one each, then the largest of the rest */
+	for (i = 0; i < n; i++) {
+		if (weights[i] >= 2 && weights[i] != WCMP_RUN_MARK) {
+			wcmp_scaled(bw[i], shift, &r);
+			tree->r[j] = r;
+			tree->index[j] = i;
+			tree->k[j] = 2;
+			tree->cap[j] = weights[i];
+			tree->count[j] = 1;
+			j++;
+		}
+		if (weights[i])
+			weights[i] = 1;
 	}
-	for (i = 0; i < count; i++)
-		out[i] = sort->sorted[i];
+	tree->m = j;
+	tree_build(tree);
+	for (; left && tree->node[0].key; left--) {
+		uint32_t top = tree->node[0].path;
+
+		weights[tree->index[top]] = tree->k[top];
+		tree_advance(tree);
+	}
 }
 
-/* Best relative error a path can have alone, for ideal weight t > 0 */
-static double path_error(double ideal, double max_weight)
+/* the optimal vector of the winner (see the top of the file) */
+static void wcmp_build(const double *bw, size_t n, int shift, const struct wcmp_best *best,
+		       uint32_t k_cap, struct wcmp_tree *tree, uint32_t *weights)
 {
-	double below;
+	uint64_t low_sum = 0, low_paths = 0, high_sum = 0;
+	size_t i;
+	double r;
 
-	if (ideal <= 1.0)
-		return 1.0 / ideal - 1.0;
-	if (ideal >= max_weight)
-		return 1.0 - max_weight / ideal;
-	below = floor(ideal);
-	return min_double(ideal - below, below + 1.0 - ideal) / ideal;
-}
+	for (i = 0; i < n; i++) {
+		uint32_t low;
 
-/*
- * Upper bound of path_error() for ideal <= max_weight, decreasing in ideal:
- * once it drops below the current error no slower path can raise it (and the
- * paths above max_weight never exceed the fastest one's error).
- */
-static double path_error_bound(double ideal)
-{
-	return max_double(1.0 / ideal - 1.0, 0.5 / ideal);
-}
-
-struct wcmp_work {
-	struct wcmp_path *paths;    /* m, ascending bandwidth */
-	struct wcmp_unit *heap;	    /* m */
-	double *upper_units;	    /* total_max: v, capped at max_weight */
-	double *lower_units;	    /* total_max - m + 1: v', uncapped */
-	double *total_error;	    /* total_max + 1, indexed by total */
-	uint32_t *low, *high, *vec; /* m each */
-	struct unit_sort sort;
-};
-
-static void wcmp_work_free(struct wcmp_work *work)
-{
-	free(work->paths);
-	free(work->heap);
-	free(work->upper_units);
-	free(work->lower_units);
-	free(work->total_error);
-	free(work->low);
-	free(work->high);
-	free(work->vec);
-	free(work->sort.scale.cap_value);
-	free(work->sort.scale.slow_share);
-	free(work->sort.bucket_start);
-	free(work->sort.unit_bucket);
-	free(work->sort.unsorted);
-	free(work->sort.sorted);
-}
-
-static bool wcmp_work_alloc(struct wcmp_work *work, size_t m, size_t total_max)
-{
-	size_t units = total_max + 2 * m + 2;
-
-	work->paths = malloc(m * sizeof(*work->paths));
-	work->heap = malloc(m * sizeof(*work->heap));
-	work->upper_units = malloc(total_max * sizeof(double));
-	work->lower_units = malloc((total_max - m + 1) * sizeof(double));
-	work->total_error = malloc((total_max + 1) * sizeof(double));
-	work->low = malloc(m * sizeof(uint32_t));
-	work->high = malloc(m * sizeof(uint32_t));
-	work->vec = malloc(m * sizeof(uint32_t));
-	work->sort.scale.cap_value = malloc((m + 1) * sizeof(double));
-	work->sort.scale.slow_share = malloc((m + 1) * sizeof(double));
-	work->sort.bucket_start = malloc((units + 2) * sizeof(uint32_t));
-	work->sort.unit_bucket = malloc(units * sizeof(uint32_t));
-	work->sort.unsorted = malloc(units * sizeof(double));
-	work->sort.sorted = malloc(units * sizeof(double));
-	return work->paths && work->heap && work->upper_units && work->lower_units &&
-	       work->total_error && work->low && work->high && work->vec &&
-	       work->sort.scale.cap_value && work->sort.scale.slow_share &&
-	       work->sort.bucket_start && work->sort.unit_bucket && work->sort.unsorted &&
-	       work->sort.sorted;
-}
-
-/*
- * The path's error exceeds limit at total: the next smaller total where it
- * may not, or m - 1 when there is none. Ideal weights move by s_i per total,
- * so a slow path stays in the same gap between integers for many totals.
- */
-static size_t next_total(const struct wcmp_path *path, size_t total, double limit,
-			 uint32_t max_weight, size_t m)
-{
-	double ideal = total * path->share, last_good;
-	size_t next;
-
-	if (ideal <= 1.0)
-		return m - 1; /* 1/t - 1 only grows as t shrinks */
-	if (limit >= 1.0)
-		return total - 1; /* no skipping: cannot happen above 1 */
-	if (ideal >= max_weight)  /* 1 - max_weight/t > limit */
-		last_good = max_weight / (1.0 - limit);
-	else /* (t - w)/t > limit and (w + 1 - t)/t > limit */
-		last_good = floor(ideal) / (1.0 - limit);
-	/* + 1: rounding must never skip a total that could be good */
-	last_good = floor(last_good / path->share) + 1;
-	if (last_good < m)
-		return m - 1;
-	next = last_good < (double)total ? (size_t)last_good : total;
-	return next < total ? next : total - 1;
-}
-
-/*
- * Best error for every total: exact where it is within the tie tolerance of
- * the best so far, +inf or a lower bound where it is not (never selected).
- */
-static double wcmp_scan_totals(struct wcmp_work *work, size_t m, size_t total_max,
-			       uint32_t max_weight)
-{
-	const struct wcmp_path *paths = work->paths;
-	double best = INFINITY;
-	size_t total = total_max, hint = m, failing, i;
-
-	for (i = 0; i <= total_max; i++)
-		work->total_error[i] = INFINITY;
-
-	while (total >= m) {
-		double limit = best + tie_tolerance(best);
-		double per_total = 1.0 / (double)total;
-		double running;
-
-		running = max_double(work->upper_units[total - 1] * per_total - 1.0,
-				     1.0 - work->lower_units[total - m] * per_total);
-		if (running > limit) {
-			total--;
+		weights[i] = 0;
+		if (!wcmp_scaled(bw[i], shift, &r))
 			continue;
-		}
-
-		/* the path that failed last time is likely to fail again */
-		failing = m;
-		if (hint < m && path_error(total * paths[hint].share, max_weight) > limit)
-			failing = hint;
-		for (i = 0; failing == m && i < m; i++) {
-			/* the slowest and the fastest first, then upwards */
-			size_t path = i == 0 ? 0 : (i == 1 ? m - 1 : i - 1);
-			double ideal = total * paths[path].share;
-			double error;
-
-			if (i >= 2 && path_error_bound(ideal) <= running)
-				break;
-			error = path_error(ideal, max_weight);
-			if (error > limit)
-				failing = path;
-			running = max_double(running, error);
-		}
-		if (failing < m) {
-			hint = failing;
-			total = next_total(&paths[failing], total, limit, max_weight, m);
-			continue;
-		}
-
-		work->total_error[total] = running;
-		if (running < best)
-			best = running;
-		total--;
+		low = units_above(r, best, k_cap, true);
+		weights[i] = low;
+		low_sum += low;
+		low_paths += low > 0;
+		high_sum += low + (low < k_cap && unit_is_best(r, low + 1, best));
 	}
-	return best;
+	if (high_sum == best->total) {
+		/* the end of a run: the units >= v, nothing to choose */
+		for (i = 0; i < n; i++)
+			if (wcmp_scaled(bw[i], shift, &r) && weights[i] < k_cap &&
+			    unit_is_best(r, weights[i] + 1, best))
+				weights[i]++;
+		return;
+	}
+	wcmp_fill_run(bw, n, shift, best, k_cap, low_sum, low_paths, tree, weights);
 }
 
-/* A vector with this total and error: within [lo_i, hi_i], D'Hondt fill */
-static bool wcmp_build(struct wcmp_work *work, size_t m, size_t total, double error,
-		       uint32_t max_weight)
+/* where the leaf of bandwidth r is, or goes (linear probing) */
+static uint32_t *leaf_slot(const struct wcmp_tree *tree, double r)
 {
-	const struct wcmp_path *paths = work->paths;
-	double slack = tie_tolerance(error) / 2;
-	uint64_t low_sum = 0, high_sum = 0, sum;
-	size_t size, i;
-	int attempt;
-	bool fits = false, adding;
+	size_t mask = 2 * tree->leaves - 1;
+	size_t pos = (size_t)((value_key(r) * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
 
-	/* the slack absorbs rounding; it admits only tied integers */
-	for (attempt = 0; attempt < 8 && !fits; attempt++, slack *= 16) {
-		double bound = error + slack;
-
-		fits = true;
-		low_sum = high_sum = 0;
-		for (i = 0; i < m; i++) {
-			double ideal = total * paths[i].share;
-			double low = max_double(1.0, ceil(ideal * (1.0 - bound)));
-			double high = min_double(max_weight, floor(ideal * (1.0 + bound)));
-
-			if (!(low <= high)) {
-				fits = false;
-				break;
-			}
-			work->low[i] = (uint32_t)low;
-			work->high[i] = (uint32_t)high;
-			low_sum += work->low[i];
-			high_sum += work->high[i];
-		}
-		if (fits && (low_sum > total || high_sum < total))
-			fits = false;
-	}
-	if (!fits)
-		return false;
-
-	/* the nearest allowed integers, then the sum fixed in D'Hondt order */
-	sum = 0;
-	for (i = 0; i < m; i++) {
-		double nearest = floor(total * paths[i].share + 0.5);
-
-		if (nearest < work->low[i])
-			work->vec[i] = work->low[i];
-		else if (nearest > work->high[i])
-			work->vec[i] = work->high[i];
-		else
-			work->vec[i] = (uint32_t)nearest;
-		sum += work->vec[i];
-	}
-	adding = sum < total;
-	size = 0;
-	for (i = 0; i < m; i++) {
-		/* adding: cheapest next unit first; removing: dearest last */
-		if (adding ? work->vec[i] < work->high[i] : work->vec[i] > work->low[i]) {
-			work->heap[size].value = adding ? (work->vec[i] + 1.0) / paths[i].ratio
-							: -(work->vec[i] / paths[i].ratio);
-			work->heap[size].path = (uint32_t)i;
-			size++;
-		}
-	}
-	heap_build(work->heap, size);
-	while (sum != total && size) {
-		uint32_t path = work->heap[0].path;
-		uint32_t *w = &work->vec[path];
-
-		if (adding) {
-			(*w)++;
-			sum++;
-		} else {
-			(*w)--;
-			sum--;
-		}
-		if (adding ? *w >= work->high[path] : *w <= work->low[path])
-			work->heap[0] = work->heap[--size];
-		else
-			work->heap[0].value = adding ? (*w + 1.0) / paths[path].ratio
-						     : -(*w / paths[path].ratio);
-		heap_sift_down(work->heap, size, 0);
-	}
-	return sum == total;
+	while (tree->slot[pos] && tree->r[tree->slot[pos] - 1] != r)
+		pos = (pos + 1) & mask;
+	return &tree->slot[pos];
 }
 
-static bool wcmp_optimise(const double *bw, size_t n, size_t m, double bw_max,
-			  const struct fare_wcmp_limits *lim, uint32_t *weights)
+/* the tree's arrays for m paths: on the stack, or one block */
+static void *wcmp_tree_init(struct wcmp_tree *tree, size_t m, struct wcmp_tree_stack *stack)
 {
-	struct wcmp_work work = { 0 };
+	size_t leaves = 1;
+	void *block;
+
+	while (leaves < m)
+		leaves *= 2;
+	tree->leaves = leaves;
+	if (leaves <= WCMP_STACK_PATHS) {
+		tree->node = stack->node;
+		tree->r = stack->r;
+		tree->index = stack->index;
+		tree->next = stack->next;
+		tree->k = stack->k;
+		tree->cap = stack->cap;
+		tree->count = stack->count;
+		tree->slot = stack->slot;
+		return stack;
+	}
+	block = malloc(leaves * (sizeof(struct wcmp_node) + sizeof(double) + sizeof(size_t) +
+				 sizeof(uint64_t) + 5 * sizeof(uint32_t)));
+	if (!block)
+		return NULL;
+	tree->node = block;
+	tree->r = (double *)(tree->node + leaves);
+	tree->index = (size_t *)(tree->r + leaves);
+	tree->next = (uint64_t *)(tree->index + leaves);
+	tree->k = (uint32_t *)(tree->next + leaves);
+	tree->cap = tree->k + leaves;
+	tree->count = tree->cap + leaves;
+	tree->slot = tree->count + leaves;
+	return block;
+}
+
+static int wcmp_optimise(const double *bw, size_t n, size_t m, double bw_max,
+			 const struct fare_wcmp_limits *lim, uint32_t *weights)
+{
+	struct wcmp_tree_stack stack;
+	struct wcmp_tree tree;
 	uint64_t total_max = lim->max_members;
-	double ratio_sum = 0, best, limit;
-	size_t total, i, j;
-	bool done = false;
+	struct wcmp_best best = { 0 };
+	int shift = -ilogb(bw_max), used = 0;
+	size_t j = 0, paths = 0, i;
+	uint32_t k_cap;
+	void *storage;
+	double r;
 
-	if (total_max > (uint64_t)m * lim->max_weight)
-		total_max = (uint64_t)m * lim->max_weight;
+	storage = wcmp_tree_init(&tree, m, &stack);
+	if (!storage)
+		return -1;
+	/* one leaf per bandwidth, in order of first appearance */
+	memset(tree.slot, 0, 2 * tree.leaves * sizeof(*tree.slot));
+	for (i = 0; i < n; i++) {
+		uint32_t *slot;
+
+		if (!wcmp_scaled(bw[i], shift, &r))
+			continue;
+		paths++;
+		slot = leaf_slot(&tree, r);
+		if (*slot) {
+			tree.count[*slot - 1]++;
+			continue;
+		}
+		*slot = (uint32_t)++j;
+		tree.r[j - 1] = r;
+		tree.index[j - 1] = i;
+		tree.k[j - 1] = 1;
+		tree.count[j - 1] = 1;
+	}
+	tree.m = j;
+	if (total_max > (uint64_t)paths * lim->max_weight)
+		total_max = (uint64_t)paths * lim->max_weight;
 	if (total_max > FARE_WCMP_SEARCH_MAX_TOTAL)
 		total_max = FARE_WCMP_SEARCH_MAX_TOTAL;
-	if (total_max < m)
-		total_max = m;
+	/* a path never needs more units than the total */
+	k_cap = lim->max_weight < total_max ? lim->max_weight : (uint32_t)total_max;
+	for (i = 0; i < j; i++)
+		tree.cap[i] = k_cap;
+	tree_build(&tree);
 
-	if (!wcmp_work_alloc(&work, m, total_max))
-		goto out;
-
-	for (i = 0, j = 0; i < n; i++) {
-		if (bw[i] == 0)
-			continue;
-		work.paths[j].ratio = bw[i] / bw_max;
-		if (work.paths[j].ratio < WCMP_MIN_RATIO)
-			work.paths[j].ratio = WCMP_MIN_RATIO;
-		work.paths[j].index = i;
-		j++;
-	}
-	qsort(work.paths, m, sizeof(*work.paths), path_compare);
-	for (i = 0; i < m; i++)
-		ratio_sum += work.paths[i].ratio;
-	for (i = 0; i < m; i++) {
-		work.paths[i].share = work.paths[i].ratio / ratio_sum;
-		work.paths[i].inv_share = ratio_sum / work.paths[i].ratio;
-	}
-
-	unit_sequence(work.paths, m, lim->max_weight, work.upper_units, total_max, &work.sort,
-		      work.heap);
-	unit_sequence(work.paths, m, UINT32_MAX, work.lower_units, total_max - m + 1, &work.sort,
-		      work.heap);
-
-	best = wcmp_scan_totals(&work, m, total_max, lim->max_weight);
-	limit = best + tie_tolerance(best);
-	for (total = m; total <= total_max; total++)
-		if (work.total_error[total] <= limit)
-			break;
-	if (total > total_max ||
-	    !wcmp_build(&work, m, total, work.total_error[total], lim->max_weight))
-		goto out;
-
+	wcmp_scan(&tree, total_max, &best);
+	wcmp_build(bw, n, shift, &best, k_cap, &tree, weights);
 	for (i = 0; i < n; i++)
-		weights[i] = 0;
-	for (i = 0; i < m; i++)
-		weights[work.paths[i].index] = work.vec[i];
-	done = true;
-out:
-	wcmp_work_free(&work);
-	return done;
+		used += weights[i] > 0;
+	if (storage != &stack)
+		free(storage);
+	return used;
 }
 
 int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
@@ -665,19 +548,48 @@ int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits 
 			bw_max = bw[i];
 		m++;
 	}
-	if (m == 0 || m > INT_MAX || lim->max_weight == 0 || lim->max_members < m)
+	if (m == 0 || m > INT_MAX || lim->max_weight == 0 || lim->max_members == 0)
 		return -1;
 
-	if (all_equal) {
+	/* WP-3: exact ratios are optimal (throughput 1) when they fit */
+	if (all_equal && m <= lim->max_members) {
 		for (i = 0; i < n; i++)
 			weights[i] = bw[i] == 0 ? 0 : 1;
 		return (int)m;
 	}
 	if (wcmp_exact_ratio(bw, n, lim, weights))
 		return (int)m;
-	if (!wcmp_optimise(bw, n, m, bw_max, lim, weights))
-		return -1;
-	return (int)m;
+	return wcmp_optimise(bw, n, m, bw_max, lim, weights);
+}
+
+double fare_wcmp_throughput(const double *bw, const uint32_t *weights, size_t n)
+{
+	double bw_max = 0, ratio_sum = 0, weight_sum = 0, worst = INFINITY;
+	size_t i;
+
+	if (!bw || !weights || n == 0)
+		return NAN;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(bw[i]) || bw[i] < 0)
+			return NAN;
+		bw_max = fmax(bw_max, bw[i]);
+		weight_sum += weights[i];
+	}
+	if (bw_max == 0)
+		return NAN;
+	if (weight_sum == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		ratio_sum += bw[i] / bw_max;
+	for (i = 0; i < n; i++) {
+		if (!weights[i])
+			continue;
+		if (bw[i] == 0)
+			return 0; /* traffic sent where nothing goes through */
+		/* (b_i/B) / (w_i/W), in a form that cannot overflow */
+		worst = fmin(worst, bw[i] / bw_max * weight_sum / (ratio_sum * weights[i]));
+	}
+	return fmin(worst, 1.0); /* 1 at most: rounding only */
 }
 
 double fare_wcmp_max_error(const double *bw, const uint32_t *weights, size_t n)

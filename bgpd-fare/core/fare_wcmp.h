@@ -35,25 +35,43 @@ struct fare_wcmp_limits {
 /*
  * WP-3, FARE-4: from n non-negative bandwidths (bytes/s; zero allowed, it
  * gets weight 0 and takes no member) compute integer weights:
- * - all non-zero bandwidths equal: all 1;
+ * - all non-zero bandwidths equal and max_members >= their number: all 1;
  * - the ratio is exact in integers (all integral and < 2^63: reduce by the
  *   GCD) and fits the limits: that reduced ratio;
- * - otherwise the vector with each non-zero path in [1, max_weight] and
- *   sum <= max_members that minimises the worst relative share error
- *   max_i |w_i/sum(w) - b_i/sum(b)| / (b_i/sum(b)); ties (within 1e-12
- *   relative) go to the smaller sum.
- * Returns the number of non-zero weights, or -1 when n == 0, a pointer is
- * NULL, any bw is negative, NaN or infinite, all bw are zero, the limits
- * cannot hold one member per non-zero path, or memory runs out.
+ * - otherwise the vector with each w_i in [0, max_weight] and
+ *   1 <= sum(w) <= max_members that maximises the throughput (see
+ *   fare_wcmp_throughput()); exact ties go to the smaller sum, then to
+ *   fewer non-zero paths at weight 0. A path the budget cannot represent
+ *   (its share far below 1 / max_members) may get 0: at weight 1 it would
+ *   saturate first. At least one path is used. The first two cases are
+ *   this optimum too (throughput 1).
+ * Returns the number of non-zero weights (at most that of non-zero
+ * bandwidths), or -1 when n == 0, a pointer is NULL, any bw is negative, NaN
+ * or infinite, all bw are zero, max_weight or max_members is 0, or memory
+ * runs out (over 128 non-zero paths only).
  */
 int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits *lim,
 		      uint32_t *weights);
 
 /*
- * Worst relative share error of a weight vector (the quantity minimised
- * above), for tests and `show`. NaN when n == 0, a pointer is NULL or a bw
- * is invalid; +inf when the weights sum to 0, when all bw are zero, or when
- * a zero-bandwidth path has a non-zero weight.
+ * Fraction of the ideal throughput a weight vector carries (the quantity
+ * maximised above). Split w_i / sum(w), the traffic saturates the most
+ * over-loaded member first, at min over w_i > 0 of b_i sum(w) / w_i; over
+ * sum(b):
+ *	min over w_i > 0 of (b_i / sum(b)) / (w_i / sum(w)),
+ * in (0, 1], 1 only for the exact ratio. Paths at weight 0 count in sum(b)
+ * (their capacity is lost). NaN when n == 0, a pointer is NULL, a bw is
+ * invalid or all bw are zero; 0 when the weights sum to 0 or a
+ * zero-bandwidth path has a non-zero weight.
+ */
+double fare_wcmp_throughput(const double *bw, const uint32_t *weights, size_t n);
+
+/*
+ * Worst relative share error max_i |w_i/sum(w) - b_i/sum(b)| / (b_i/sum(b))
+ * over the non-zero bandwidths (1 for a path at weight 0): the objective
+ * before WP-3's throughput decision, kept for comparison. NaN when n == 0, a
+ * pointer is NULL or a bw is invalid; +inf when the weights sum to 0, when
+ * all bw are zero, or when a zero-bandwidth path has a non-zero weight.
  */
 double fare_wcmp_max_error(const double *bw, const uint32_t *weights, size_t n);
 

@@ -294,14 +294,27 @@ static void test_weights_unfit(void **state)
 	(void)state;
 	params.limits.max_members = 2;
 	compute(in, 3, &params);
-	assert_false(out.wcmp);
-	assert_int_equal(out.reason, FARE_REASON_WEIGHTS_UNFIT);
-	/* plain ECMP: no per-path values, and what ECMP can carry is
-	 * advertised: n x the smallest w (3 x 100G), not the WCMP sum.
+	/* WP-3: two members cannot hold 1:1:2. 0:0:1 and 1:1:0 both carry
+	 * half the ideal throughput (0:1:1 overloads a 100G path); the tie
+	 * goes to fewer members: the 200G path alone. The dropped paths are
+	 * counted, and only what the weights deliver is advertised: 400G x
+	 * 0.5 = 200G.
 	 */
-	assert_result(3, (const double[]){ 0, 0, 0 }, NULL);
+	assert_true(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_WCMP);
+	assert_result(3, (const double[]){ GBPS(100), GBPS(100), GBPS(200) },
+		      (const uint32_t[]){ 0, 0, 1 });
+	assert_int_equal(out.dropped, 2);
 	assert_int_equal(out.t_action, FARE_ADV_REPLACE);
-	assert_double_exact(out.t_value, 3.75e10);
+	assert_double_exact(out.t_value, GBPS(200));
+
+	/* exact ratios: nothing dropped, the whole sum */
+	params.limits.max_members = 4;
+	compute(in, 3, &params);
+	assert_result(3, (const double[]){ GBPS(100), GBPS(100), GBPS(200) },
+		      (const uint32_t[]){ 1, 1, 2 });
+	assert_int_equal(out.dropped, 0);
+	assert_double_exact(out.t_value, GBPS(400));
 }
 
 static void test_no_path(void **state)
@@ -451,6 +464,73 @@ static void test_paths_share_link(void **state)
 	}
 }
 
+/* WP-4's fabric in draft mode with parallel links counted per neighbor:
+ * spine1 gets leaf1's prefix over L1 50G and L3 100G: min(150, max) = 150,
+ * split 50:100; leaf2 gets 150 from spine1 over two 100G links (75:75) and
+ * 200 from spine2 over two 100G links (100:100): 3:3:4:4. Per session it
+ * would be min(100, 150) and min(100, 200): 1:1:1:1.
+ */
+static void test_parallel_links_per_neighbor_wp4(void **state)
+{
+	struct fare_path_in spine1[2] = { node_path(GBPS(50), FLT_MAX),
+					  node_path(GBPS(100), FLT_MAX) };
+	struct fare_path_in leaf2[4] = { node_path(GBPS(100), GBPS(150)),
+					 node_path(GBPS(100), GBPS(150)),
+					 node_path(GBPS(100), GBPS(200)),
+					 node_path(GBPS(100), GBPS(200)) };
+
+	(void)state;
+	spine1[0].neighbor_group = spine1[1].neighbor_group = 1;
+	compute(spine1, 2, &node_params);
+	assert_result(2, (const double[]){ GBPS(50), GBPS(100) }, (const uint32_t[]){ 1, 2 });
+	assert_double_exact(out.t_value, GBPS(150));
+
+	compute(leaf2, 4, &node_params); /* per session */
+	assert_result(4, (const double[]){ GBPS(100), GBPS(100), GBPS(100), GBPS(100) },
+		      (const uint32_t[]){ 1, 1, 1, 1 });
+	leaf2[0].neighbor_group = leaf2[1].neighbor_group = 4;
+	leaf2[2].neighbor_group = leaf2[3].neighbor_group = 9;
+	compute(leaf2, 4, &node_params);
+	assert_true(out.wcmp);
+	assert_result(4, (const double[]){ GBPS(75), GBPS(75), GBPS(100), GBPS(100) },
+		      (const uint32_t[]){ 3, 3, 4, 4 });
+	assert_double_exact(out.t_value, GBPS(350));
+}
+
+/* 25G + 100G to one neighbor: min(125, value) split 1:4 by the links; a
+ * link in its hold-down adds nothing; an unknown link leaves the group to
+ * the per-link cap.
+ */
+static void test_parallel_links_split_by_bandwidth(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(25), GBPS(200)),
+				      node_path(GBPS(100), GBPS(200)),
+				      node_path(GBPS(400), GBPS(125)) };
+
+	(void)state;
+	in[0].neighbor_group = in[1].neighbor_group = 1;
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ GBPS(25), GBPS(100), GBPS(125) },
+		      (const uint32_t[]){ 1, 4, 5 });
+	assert_double_exact(out.t_value, GBPS(250));
+
+	in[0].t_bw = in[1].t_bw = GBPS(50);
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ GBPS(10), GBPS(40), GBPS(125) },
+		      (const uint32_t[]){ 2, 8, 25 });
+
+	in[0].t_bw = in[1].t_bw = GBPS(200);
+	in[0].held_down = true;
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ 0, GBPS(100), GBPS(125) }, (const uint32_t[]){ 0, 4, 5 });
+
+	in[0].held_down = false;
+	in[0].link_bw = 0;
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ GBPS(200), GBPS(100), GBPS(125) },
+		      (const uint32_t[]){ 8, 4, 5 });
+}
+
 /* A next hop that zebra resolves over several links cannot be weighted
  * exactly: plain ECMP, and said so.
  */
@@ -532,6 +612,8 @@ int main(void)
 		cmocka_unit_test(test_addpath_same_nexthop),
 		cmocka_unit_test(test_paths_share_link),
 		cmocka_unit_test(test_inexact_nexthop),
+		cmocka_unit_test(test_parallel_links_per_neighbor_wp4),
+		cmocka_unit_test(test_parallel_links_split_by_bandwidth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

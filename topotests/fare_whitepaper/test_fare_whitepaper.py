@@ -130,6 +130,19 @@ def test_wcmp_member_limit():
     leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nbgp fare wcmp max-members 12\n")
     try:
         _expect(tgen, [2, 2, 3, 3])
+        # 2 members: the two 100G paths alone carry 2 x 100 of 350 (0.57 of
+        # the ideal); any member on a 75G path would do worse. spine1's
+        # paths get weight 0, shown and counted (WP-3).
+        leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nbgp fare wcmp max-members 2\n")
+        exp = {"to-spine2-1": 1, "to-spine2-2": 1}
+        assert wait_for(lambda: _leaf2_weights(tgen), exp) == exp
+        v = vtysh_json(leaf2, "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
+        p = v["prefixes"][PREFIX["ipv4"]]
+        assert p["wcmp"] is True and p["droppedPaths"] == 2
+        assert {q["interface"]: (q["weight"], q["shareBelowMemberBudget"]) for q in p["paths"]} == {
+            "to-spine1-1": (0, True), "to-spine1-2": (0, True),
+            "to-spine2-1": (1, False), "to-spine2-2": (1, False)}
+        assert vtysh_json(leaf2, "show bgp fare json")["counters"]["droppedPaths"] > 0
     finally:
         leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nno bgp fare wcmp max-members\n")
     _expect(tgen, [3, 3, 4, 4])
@@ -203,13 +216,28 @@ def test_degradation_averaged():
 
 
 def test_draft_mode_on_the_same_fabric():
-    "Draft mode: leaf2 weighs min(100, spine sums 150 / 200) = 1:1:1:1 with 100G downlinks."
+    """Draft mode, parallel links counted per neighbor router (the default):
+    leaf2 weighs spine1 min(100 + 100, 150) = 150 split 75:75 and spine2
+    min(200, 200) split 100:100: 3:3:4:4, as averaged mode. Counted per
+    session, min(100, 150) and min(100, 200) on every link: 1:1:1:1."""
     tgen = tgen_or_skip()
     _all(tgen, "no bgp fare mode averaged")
-    _expect(tgen, [1, 1, 1, 1])
+    _expect(tgen, [3, 3, 4, 4])
+    v = vtysh_json(tgen.gears["leaf2"], "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
+    paths = {p["interface"]: p for p in v["prefixes"][PREFIX["ipv4"]]["paths"]}
+    groups = {i: paths[i]["neighborGroup"] for i in LEAF2_UPLINKS}
+    assert groups["to-spine1-1"] == groups["to-spine1-2"] != groups["to-spine2-1"] == groups["to-spine2-2"]
+    assert {i: paths[i]["pathBandwidthBytesPerSec"] / GBPS for i in LEAF2_UPLINKS} == {
+        "to-spine1-1": 75, "to-spine1-2": 75, "to-spine2-1": 100, "to-spine2-2": 100}
     v = vtysh_json(tgen.gears["spine1"], "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
     assert v["mode"] == "draft"
     assert v["prefixes"][PREFIX["ipv4"]]["advertised"]["transitiveBytesPerSec"] == 150 * GBPS
+    _all(tgen, "bgp fare parallel-links per-session")
+    _expect(tgen, [1, 1, 1, 1])
+    assert "\n bgp fare parallel-links per-session\n" in tgen.gears["leaf2"].vtysh_cmd(
+        "show running-config")
+    _all(tgen, "no bgp fare parallel-links")
+    _expect(tgen, [3, 3, 4, 4])
     # with 400G downlinks the spines' sums show through: 150:150:200:200
     for name, ifs in (("spine1", ["to-leaf2-1", "to-leaf2-2"]), ("spine2", ["to-leaf2-1", "to-leaf2-2"]),
                       ("leaf2", LEAF2_UPLINKS)):
