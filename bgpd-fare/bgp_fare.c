@@ -791,7 +791,7 @@ static void fare_hold_down_expire(struct event *event)
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %s: %s: hold-down ended", fi->bgp->name_pretty, st->name);
 	st->recovering = false;
-	fare_instance_refresh(fi, "hold-down ended");
+	fare_instance_refresh_later(fi, "hold-down ended");
 }
 
 /* WP-7: keep using `held_bw` (0 and recovering for a re-established
@@ -1175,7 +1175,7 @@ static int fare_if_update(struct interface *ifp)
 				fare_hold_down_start(fi, peer, (double)old_bps / 8, false);
 		}
 		if (affected)
-			fare_instance_refresh(fi, "link bandwidth changed");
+			fare_instance_refresh_later(fi, "link bandwidth changed");
 	}
 	return 0;
 }

@@ -73,7 +73,7 @@ DEFPY(bgp_fare_enable, bgp_fare_enable_cmd, "[no] bgp fare",
 	if (fi->enabled == !no)
 		return CMD_SUCCESS;
 	fi->enabled = !no;
-	fare_instance_refresh(fi, no ? "disabled" : "enabled");
+	fare_instance_refresh_later(fi, no ? "disabled" : "enabled");
 	return CMD_SUCCESS;
 }
 
@@ -97,7 +97,7 @@ DEFPY(bgp_fare_mode, bgp_fare_mode_cmd,
 	if (fi->mode == new_mode)
 		return CMD_SUCCESS;
 	fi->mode = new_mode;
-	fare_instance_refresh(fi, "mode changed");
+	fare_instance_refresh_later(fi, "mode changed");
 	return CMD_SUCCESS;
 }
 
@@ -120,7 +120,7 @@ DEFPY(bgp_fare_parallel_links, bgp_fare_parallel_links_cmd,
 	if (fi->per_session == per_session)
 		return CMD_SUCCESS;
 	fi->per_session = per_session;
-	fare_instance_refresh(fi, "parallel-links changed");
+	fare_instance_refresh_later(fi, "parallel-links changed");
 	return CMD_SUCCESS;
 }
 
@@ -155,7 +155,7 @@ DEFPY(bgp_fare_originate, bgp_fare_originate_cmd,
 		return CMD_WARNING_CONFIG_FAILED;
 	fi->originate = !no;
 	fi->originate_bw = bytes;
-	fare_instance_refresh(fi, "origination changed");
+	fare_instance_refresh_later(fi, "origination changed");
 	return CMD_SUCCESS;
 }
 
@@ -168,7 +168,7 @@ DEFPY(bgp_fare_role, bgp_fare_role_cmd, "[no] bgp fare role super-spine",
 	struct fare_instance *fi = fare_instance_get(bgp);
 
 	fi->role = no ? FARE_ROLE_NODE : FARE_ROLE_SUPER_SPINE;
-	fare_instance_refresh(fi, "role changed");
+	fare_instance_refresh_later(fi, "role changed");
 	return CMD_SUCCESS;
 }
 
@@ -182,7 +182,7 @@ DEFPY(bgp_fare_lower_transitive, bgp_fare_lower_transitive_cmd,
 	struct fare_instance *fi = fare_instance_get(bgp);
 
 	fi->lower_transitive = !no;
-	fare_instance_refresh(fi, "lower-transitive changed");
+	fare_instance_refresh_later(fi, "lower-transitive changed");
 	return CMD_SUCCESS;
 }
 
@@ -213,7 +213,7 @@ DEFPY(bgp_fare_subtype, bgp_fare_subtype_cmd,
 	}
 	fi->subtype = no ? FARE_PATHBW_SUBTYPE_DEFAULT : subtype;
 	fare_display_refresh();
-	fare_instance_refresh(fi, "sub-type changed");
+	fare_instance_refresh_later(fi, "sub-type changed");
 	return CMD_SUCCESS;
 }
 
@@ -232,7 +232,7 @@ DEFPY(bgp_fare_max_members, bgp_fare_max_members_cmd,
 		return CMD_WARNING_CONFIG_FAILED;
 	}
 	fi->max_members = no ? FARE_MAX_MEMBERS_DEFAULT : members;
-	fare_instance_refresh(fi, "max-members changed");
+	fare_instance_refresh_later(fi, "max-members changed");
 	return CMD_SUCCESS;
 }
 
@@ -249,7 +249,7 @@ DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
 	struct fare_instance *fi = fare_instance_get(bgp);
 
 	fare_multihoming_set(fi, plist, no ? 0 : factor);
-	fare_instance_refresh(fi, "multihoming changed");
+	fare_instance_refresh_later(fi, "multihoming changed");
 	return CMD_SUCCESS;
 }
 
@@ -312,7 +312,7 @@ DEFPY(neighbor_fare_link_bw, neighbor_fare_link_bw_cmd,
 		return CMD_WARNING_CONFIG_FAILED;
 	SET_FLAG(pc->set, FARE_PEER_LINK_BW);
 	pc->link_bw = bytes;
-	fare_instance_refresh(fi, "link bandwidth override changed");
+	fare_instance_refresh_later(fi, "link bandwidth override changed");
 	return CMD_SUCCESS;
 }
 
@@ -330,7 +330,7 @@ DEFPY(no_neighbor_fare_link_bw, no_neighbor_fare_link_bw_cmd,
 	UNSET_FLAG(pc->set, FARE_PEER_LINK_BW);
 	pc->link_bw = 0;
 	fare_peer_cfg_release(fi, pc);
-	fare_instance_refresh(fi, "link bandwidth override removed");
+	fare_instance_refresh_later(fi, "link bandwidth override removed");
 	return CMD_SUCCESS;
 }
 
@@ -352,7 +352,7 @@ DEFPY(neighbor_fare_flag, neighbor_fare_flag_cmd,
 	} else {
 		SET_FLAG(pc->set, flag);
 	}
-	fare_instance_refresh(fi, boundary ? "boundary changed" : "super-spine changed");
+	fare_instance_refresh_later(fi, boundary ? "boundary changed" : "super-spine changed");
 	/* A boundary peer leaves (or joins) its update-group, and what it
 	 * was sent is sent again (FARE-11).
 	 */
