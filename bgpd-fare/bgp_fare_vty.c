@@ -749,6 +749,27 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 	}
 }
 
+/* One prefix: text, or its JSON member ("PREFIX":{...}) streamed. */
+static void fare_show_prefix_out(struct vty *vty, struct fare_instance *fi, struct bgp_dest *dest,
+				 bool uj, struct fare_prefix *fp, bool *first)
+{
+	json_object *jone;
+
+	if (!uj) {
+		fare_show_prefix(vty, fi, dest, NULL, fp);
+		return;
+	}
+	jone = json_object_new_object();
+	fare_show_prefix(vty, fi, dest, jone, fp);
+	json_object_object_foreach(jone, key, val)
+	{
+		vty_out(vty, "%s\"%s\":%s", *first ? "" : ",", key,
+			json_object_to_json_string_ext(val, JSON_C_TO_STRING_NOSLASHESCAPE));
+		*first = false;
+	}
+	json_object_free(jone);
+}
+
 DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
       "show bgp [vrf NAME$vrf_name] <ipv4$v4|ipv6$v6> fare [<A.B.C.D/M|X:X::X:X/M>$prefix] [json$uj]",
       SHOW_STR BGP_STR VRF_CMD_HELP_STR "IPv4 unicast\n" "IPv6 unicast\n" FARE_STR
@@ -759,8 +780,9 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 	struct bgp_table *table;
 	struct bgp_dest *dest;
 	struct fare_prefix *fp;
-	json_object *json = NULL, *jprefixes = NULL;
+	json_object *json;
 	afi_t afi = v4 ? AFI_IP : AFI_IP6;
+	bool first = true;
 
 	if (!bgp)
 		return CMD_WARNING;
@@ -780,13 +802,21 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 	}
 
 	if (uj) {
+		/* Streamed, one prefix at a time, as "show bgp ... json" is:
+		 * the header object without its closing brace, then each
+		 * prefix.
+		 */
+		const char *head;
+
 		json = json_object_new_object();
-		jprefixes = json_object_new_object();
 		json_object_string_add(json, "vrf", bgp->name_pretty);
 		json_object_string_add(json, "afi", v4 ? "ipv4" : "ipv6");
 		json_object_int_add(json, "localAs", bgp->as);
 		json_object_boolean_add(json, "enabled", fi->enabled);
 		json_object_string_add(json, "mode", fare_mode_str(fi->mode));
+		head = json_object_to_json_string_ext(json, JSON_C_TO_STRING_NOSLASHESCAPE);
+		vty_out(vty, "%.*s,\"prefixes\":{", (int)strlen(head) - 1, head);
+		json_object_free(json);
 	} else {
 		vty_out(vty, "FARE %s, %s unicast, local AS %u: %s\n", bgp->name_pretty,
 			v4 ? "IPv4" : "IPv6", bgp->as, fi->enabled ? "enabled" : "disabled");
@@ -796,21 +826,19 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 	if (prefix_str) {
 		dest = bgp_node_lookup(table, prefix);
 		if (dest) {
-			fare_show_prefix(vty, fi, dest, jprefixes, fp);
+			fare_show_prefix_out(vty, fi, dest, uj, fp, &first);
 			bgp_dest_unlock_node(dest);
 		} else if (!uj) {
 			vty_out(vty, "%% Network not in table\n");
 		}
 	} else {
 		for (dest = bgp_table_top(table); dest; dest = bgp_route_next(dest))
-			fare_show_prefix(vty, fi, dest, jprefixes, fp);
+			fare_show_prefix_out(vty, fi, dest, uj, fp, &first);
 	}
 	XFREE(MTYPE_TMP, fp);
 
-	if (uj) {
-		json_object_object_add(json, "prefixes", jprefixes);
-		vty_json(vty, json);
-	}
+	if (uj)
+		vty_out(vty, "}}\n");
 	return CMD_SUCCESS;
 }
 
