@@ -92,6 +92,10 @@ def test_values_per_outgoing_rate():
     exp = {"prefixes": {P1: {"advertised": {"sumBytesPerSec": 100000 * GBPS,
                                             "outgoingInterfaces": 2}}}}
     assert wait_json(tgen.gears["spine"], "show bgp ipv4 fare {} json".format(P1), exp) is None
+    # the whole table, streamed prefix by prefix, is one JSON document
+    j = vtysh_json(tgen.gears["spine"], "show bgp ipv4 fare json")
+    assert j["mode"] == "averaged" and j["enabled"] is True
+    assert {p: v["wcmp"] for p, v in j["prefixes"].items() if p in (P1, P2)} == {P1: True, P2: True}
 
 
 def test_update_group_classes():
