@@ -134,6 +134,7 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 	fi->role = FARE_ROLE_NODE;
 	fi->subtype = FARE_PATHBW_SUBTYPE_DEFAULT;
 	fi->max_members = FARE_MAX_MEMBERS_DEFAULT;
+	fi->max_weight = FARE_MAX_WEIGHT;
 	fi->mode = FARE_MODE_DRAFT;
 	fi->hold_down = FARE_HOLD_DOWN_DEFAULT;
 	fi->link_states = list_new();
@@ -639,7 +640,7 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		.mode = fi->mode,
 		.role = fi->role,
 		.lower_transitive = fi->lower_transitive,
-		.limits = { .max_weight = FARE_MAX_WEIGHT, .max_members = fi->max_members },
+		.limits = { .max_weight = fi->max_weight, .max_members = fi->max_members },
 	};
 	struct bgp_path_info *pi;
 	size_t j;

@@ -19,8 +19,10 @@
 
 #define FARE_VERSION "0.1.0"
 
-/* Largest weight zebra passes to the kernel unscaled (nexthop weights are
- * 8 bits; zebra's scale value is 254).
+/* Largest weight of a next hop by default: what zebra passes to any
+ * kernel unscaled (8-bit nexthop weights; zebra's scale value is 254).
+ * Up to 65535 with "bgp fare wcmp max-weight" where zebra and the kernel
+ * take 16-bit weights (Linux 6.12 and later, patch 0010).
  */
 #define FARE_MAX_WEIGHT		 254
 #define FARE_MAX_MEMBERS_DEFAULT 512
@@ -70,6 +72,7 @@ struct fare_instance {
 	bool lower_transitive;	  /* FARE-9 option */
 	uint8_t subtype;	  /* FARE-1 */
 	uint32_t max_members;	  /* WP-3 group size limit */
+	uint32_t max_weight;	  /* WP-3 largest weight of a member */
 	struct list *peers;	  /* struct fare_peer_cfg */
 	struct list *link_states; /* struct fare_link_state */
 	struct list *multihoming; /* struct fare_multihoming */

@@ -236,6 +236,25 @@ DEFPY(bgp_fare_max_members, bgp_fare_max_members_cmd,
 	return CMD_SUCCESS;
 }
 
+DEFPY(bgp_fare_max_weight, bgp_fare_max_weight_cmd,
+      "[no] bgp fare wcmp max-weight [(1-65535)$weight]",
+      NO_STR BGP_STR FARE_STR
+      "Weighted ECMP groups (WP-3)\n"
+      "Largest weight of one next hop (254 by default; up to 65535 where the kernel takes 16-bit weights)\n"
+      "Weight\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (!no && !weight_str) {
+		vty_out(vty, "%% Value required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	fi->max_weight = no ? FARE_MAX_WEIGHT : weight;
+	fare_instance_refresh_later(fi, "max-weight changed");
+	return CMD_SUCCESS;
+}
+
 DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
       "[no] bgp fare multihoming prefix-list WORD$plist factor (1-1024)$factor",
       NO_STR BGP_STR FARE_STR
@@ -452,7 +471,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_boolean_add(jcfg, "lowerTransitive", fi && fi->lower_transitive);
 		json_object_int_add(jcfg, "wcmpMaxMembers",
 				    fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
-		json_object_int_add(jcfg, "wcmpMaxWeight", FARE_MAX_WEIGHT);
+		json_object_int_add(jcfg, "wcmpMaxWeight", fi ? fi->max_weight : FARE_MAX_WEIGHT);
 		for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
 			json_object *jp = json_object_new_object();
 
@@ -511,7 +530,8 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 	} else {
 		vty_out(vty, "  Originate: no\n");
 	}
-	vty_out(vty, "  WCMP limits: weight 1..%u, at most %u members\n", FARE_MAX_WEIGHT,
+	vty_out(vty, "  WCMP limits: weight 1..%u, at most %u members\n",
+		fi ? fi->max_weight : FARE_MAX_WEIGHT,
 		fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 	if (fi && fi->lower_transitive)
 		vty_out(vty, "  Super-spine paths: lower transitive value\n");
@@ -881,6 +901,8 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 		vty_out(vty, " bgp fare super-spine-paths lower-transitive\n");
 	if (fi->max_members != FARE_MAX_MEMBERS_DEFAULT)
 		vty_out(vty, " bgp fare wcmp max-members %u\n", fi->max_members);
+	if (fi->max_weight != FARE_MAX_WEIGHT)
+		vty_out(vty, " bgp fare wcmp max-weight %u\n", fi->max_weight);
 	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
 		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n", mh->plist,
 			mh->factor);
@@ -911,6 +933,7 @@ void fare_vty_init(void)
 	install_element(BGP_NODE, &bgp_fare_lower_transitive_cmd);
 	install_element(BGP_NODE, &bgp_fare_subtype_cmd);
 	install_element(BGP_NODE, &bgp_fare_max_members_cmd);
+	install_element(BGP_NODE, &bgp_fare_max_weight_cmd);
 	install_element(BGP_NODE, &bgp_fare_multihoming_cmd);
 	install_element(BGP_NODE, &neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &no_neighbor_fare_link_bw_cmd);

@@ -109,6 +109,24 @@ def kernel_weights(router, prefix, ipv6=False, key="dev"):
     return weights
 
 
+NHG_DUMP = os.path.join(os.path.dirname(os.path.realpath(__file__)), "fare_nhg_dump.py")
+
+
+def kernel_weights_wide(router, prefix, key="dev"):
+    """As kernel_weights(), with each member's full weight read from the
+    kernel over netlink: 16 bits on Linux 6.12 and later, where iproute2
+    before 6.12 shows only the low 8 bits."""
+    routes = json.loads(router.run("ip -j -4 route show {}".format(prefix)) or "[]")
+    if not routes or "nhid" not in routes[0]:
+        return kernel_weights(router, prefix, key=key)
+    groups = json.loads(router.run("/usr/bin/python3 {}".format(NHG_DUMP)))
+    weights = {}
+    for member, weight in groups.get(str(routes[0]["nhid"]), []):
+        nh = json.loads(router.run("ip -j nexthop show id {}".format(member)))[0]
+        weights[nh[key]] = weight
+    return weights
+
+
 def reduced(weights):
     """Ratio of a {key: weight} dict in lowest terms, for comparisons."""
     from math import gcd
