@@ -4,7 +4,7 @@
  * data plane's limits (WP-3, FARE-4).
  *
  * Pure C11 core (no FRR headers), shared by the bgpd module and the unit
- * tests. Rule numbers refer to shared/SPEC.md.
+ * tests. Rule numbers are defined in doc/user/fare-rules.rst.
  */
 
 #ifndef _FARE_WCMP_H
