@@ -13,8 +13,8 @@ PKGS=(
 	libunwind-dev python3-dev
 	# libyang
 	libpcre2-dev
-	# our unit tests
-	libcmocka-dev
+	# our unit tests, and the fuzz targets (make fuzz: clang, libFuzzer)
+	libcmocka-dev clang libclang-rt-14-dev
 	# topotests
 	python3-pytest iproute2 iputils-ping procps psmisc ethtool
 	exabgp python3-scapy iperf3 tshark
