@@ -27,6 +27,35 @@
 		}                                                                                  \
 	} while (0)
 
+/*
+ * format(buf, len) against the full text (format() into full, full_len
+ * bytes): the same return value, a terminated prefix, nothing written past
+ * len (the buffer is exactly len bytes on the heap: ASan sees any
+ * overflow). Returns the length.
+ */
+typedef int fuzz_format_fn(char *buf, size_t len, const void *arg);
+
+static inline int fuzz_check_truncation(fuzz_format_fn *format, const void *arg, size_t len,
+					char *full, size_t full_len)
+{
+	int total = format(full, full_len, arg);
+	char *buf = len ? malloc(len) : NULL;
+	int r;
+
+	FUZZ_CHECK(total >= 0 && (size_t)total < full_len);
+	FUZZ_CHECK((size_t)total == strlen(full));
+	r = format(buf, len, arg);
+	FUZZ_CHECK(r == total);
+	if (len) {
+		size_t kept = (size_t)total < len ? (size_t)total : len - 1;
+
+		FUZZ_CHECK(buf[kept] == '\0');
+		FUZZ_CHECK(memcmp(buf, full, kept) == 0);
+	}
+	free(buf);
+	return total;
+}
+
 struct fuzz_input {
 	const uint8_t *data;
 	size_t size;

@@ -61,33 +61,6 @@ static enum fare_bw_class c_class(float f)
 	}
 }
 
-/*
- * format(buf, len) against the full text: the same return value, a
- * terminated prefix, nothing written past len (the buffer is exactly len
- * bytes on the heap: ASan sees any overflow). Returns the length.
- */
-typedef int format_fn(char *buf, size_t len, const void *arg);
-
-static int check_truncation(format_fn *format, const void *arg, size_t len, char *full)
-{
-	int total = format(full, FULL_LEN, arg);
-	char *buf = len ? malloc(len) : NULL;
-	int r;
-
-	FUZZ_CHECK(total >= 0 && total < FULL_LEN);
-	FUZZ_CHECK((size_t)total == strlen(full));
-	r = format(buf, len, arg);
-	FUZZ_CHECK(r == total);
-	if (len) {
-		size_t kept = (size_t)total < len ? (size_t)total : len - 1;
-
-		FUZZ_CHECK(buf[kept] == '\0');
-		FUZZ_CHECK(memcmp(buf, full, kept) == 0);
-	}
-	free(buf);
-	return total;
-}
-
 static int format_bw(char *buf, size_t len, const void *arg)
 {
 	return fare_bw_format(buf, len, *(const double *)arg);
@@ -222,7 +195,7 @@ static void check_format_reads_back(const char *text, double v)
 static void check_bw_format(double v, size_t len)
 {
 	char full[FULL_LEN];
-	int r = check_truncation(format_bw, &v, len, full);
+	int r = fuzz_check_truncation(format_bw, &v, len, full, sizeof(full));
 
 	FUZZ_CHECK(r < HUMAN_LEN);
 	if (isnan(v) || isinf(v) || v < 0) {
@@ -286,7 +259,7 @@ static void check_decode(const uint8_t ec[FARE_ECOMM_SIZE], uint8_t subtype, siz
 	fare_pathbw_encode(again, pb.transitive, pb.subtype, pb.as, pb.bytes_per_sec);
 	FUZZ_CHECK(memcmp(again, ec, FARE_ECOMM_SIZE) == 0);
 
-	check_truncation(format_pathbw, &pb, len, full);
+	fuzz_check_truncation(format_pathbw, &pb, len, full, sizeof(full));
 	snprintf(head, sizeof(head), "%s:%u:", pb.transitive ? "PB" : "PB-NT", pb.as);
 	FUZZ_CHECK(strncmp(full, head, strlen(head)) == 0);
 	if (fare_bw_class_usable(pb.class)) {

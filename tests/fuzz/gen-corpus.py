@@ -65,6 +65,23 @@ def wcmp(bws, max_weight=254, max_members=512, scale=0):
             struct.pack(">H", len(bws)) + b"".join(bw(b) for b in bws))
 
 
+def groupid(subtype, ec, router_id, group, buflen=40):
+    """fuzz_groupid: sub-type, length, octets, router ID, group, buffer"""
+    octets = bytes.fromhex(ec)
+    return (bytes([subtype, len(octets)]) + octets +
+            struct.pack(">IHB", router_id, group, buflen))
+
+
+# fuzz_ecmp_map operations (op % 8)
+ADD, REMOVE, PIN, UNPIN, RESIZE = 0, 3, 5, 6, 7
+
+
+def ecmp_map(k, ops):
+    """fuzz_ecmp_map: sub-groups, then (op, router 0-31, group 0-7, arg)"""
+    return bytes([k]) + b"".join(bytes([op, router | group << 5, arg])
+                                 for op, router, group, arg in ops)
+
+
 SS = 0x40  # f1: from a super-spine
 STALE = 4  # f1: transitive value stale (FARE-7)
 
@@ -109,6 +126,32 @@ SEEDS = {
         # WP-3: a member budget that drops a path
         "budget": rules([path(G100, G100), path(G100, M1)],
                         max_weight=8, max_members=8),
+    },
+    "fuzz_groupid": {
+        # EE-3: EG:10.255.0.3:2 with the default sub-type
+        "valid": groupid(0x47, "83470aff00030002", 0x0AFF0003, 2),
+        "no-group": groupid(0x47, "83470aff00030000", 0x0AFF0003, 0),
+        "router-id-zero": groupid(0x47, "8347000000000007", 0, 7, 12),
+        "other-subtype": groupid(0x30, "83470aff00030002", 1, 1),
+        "flowspec-rate": groupid(0x47, "8006000000000000", 0xFFFFFFFF, 0xFFFF),
+        # an IPv6 address-specific community is 20 octets
+        "ipv6-length": groupid(0x47, "8347" + "00" * 18, 0x0AFF0003, 2, 0),
+    },
+    "fuzz_ecmp_map": {
+        # EE-4: 16 remote groups on 4 sub-groups, then half go away
+        "adds-removes": ecmp_map(4, [(ADD, r, g, 0) for r in range(4)
+                                     for g in range(1, 5)] +
+                                 [(REMOVE, r, 1, 0) for r in range(4)] +
+                                 [(REMOVE, 0, g, 0) for g in range(2, 5)]),
+        # the operator's map: pinned, dormant (index 9), cleared
+        "explicit": ecmp_map(3, [(ADD, r, 1, 0) for r in range(9)] +
+                             [(PIN, 1, 1, 2), (PIN, 2, 1, 9), (REMOVE, 1, 1, 0),
+                              (ADD, 1, 1, 0), (UNPIN, 1, 1, 0), (PIN, 30, 7, 0),
+                              (RESIZE, 0, 0, 10), (UNPIN, 2, 1, 0)]),
+        # EE-2/EE-4: the uplink sub-groups change
+        "resize": ecmp_map(2, [(ADD, r, g, 0) for r in range(8)
+                               for g in range(1, 3)] +
+                           [(RESIZE, 0, 0, n) for n in (8, 3, 0, 5, 16, 1)]),
     },
     "fuzz_wcmp": {
         "wp4": wcmp([G75, G75, G100, G100]),
