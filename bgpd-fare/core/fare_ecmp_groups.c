@@ -4,7 +4,6 @@
  * the egress member of each ingress port of a group (EE-1).
  */
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
