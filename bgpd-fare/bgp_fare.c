@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "if.h"
+#include "jhash.h"
 #include "libfrr.h"
 #include "linklist.h"
 #include "log.h"
@@ -41,11 +42,37 @@ DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
 DEFINE_MTYPE_STATIC(FARE, FARE_PEER_CFG, "FARE neighbor configuration");
 DEFINE_MTYPE_STATIC(FARE, FARE_IF_STATE, "FARE interface bandwidth");
 DEFINE_MTYPE_STATIC(FARE, FARE_LINK_STATE, "FARE link hold-down");
+DEFINE_MTYPE_STATIC(FARE, FARE_PEER_VIEW, "FARE neighbor state");
+DEFINE_MTYPE_STATIC(FARE, FARE_RESULT_CACHE, "FARE per-prefix results");
 
 struct fare_counters fare_counters;
 unsigned long fare_debug;
 
 static struct list *fare_instances; /* struct fare_instance */
+
+/* Generation of everything the per-prefix results depend on besides a
+ * prefix's own paths: configuration, link bandwidths, hold-downs,
+ * sessions. Bumped by fare_state_changed(); results and peer views of an
+ * older generation are recomputed when next needed.
+ */
+static uint64_t fare_generation = 1;
+
+void fare_state_changed(void)
+{
+	fare_generation++;
+}
+
+static int fare_peer_view_cmp(const struct fare_peer_view *a, const struct fare_peer_view *b)
+{
+	return numcmp((uintptr_t)a->peer, (uintptr_t)b->peer);
+}
+
+static uint32_t fare_peer_view_hash(const struct fare_peer_view *v)
+{
+	return jhash(&v->peer, sizeof(v->peer), 0x46415245);
+}
+
+DECLARE_HASH(fare_peer_views, struct fare_peer_view, item, fare_peer_view_cmp, fare_peer_view_hash);
 
 /* Last bandwidth seen per interface, to tell a change from other interface
  * updates zebra sends.
@@ -143,6 +170,7 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 	fi->peers->del = fare_peer_cfg_free;
 	fi->multihoming = list_new();
 	fi->multihoming->del = fare_multihoming_free;
+	fare_peer_views_init(&fi->peer_views);
 	listnode_add(fare_instances, fi);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT || listcount(fare_instances) > 1)
 		fare_display_refresh();
@@ -151,7 +179,13 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 
 static void fare_instance_free(struct fare_instance *fi)
 {
+	struct fare_peer_view *view;
+
 	event_cancel(&fi->t_refresh);
+	while ((view = fare_peer_views_pop(&fi->peer_views)))
+		XFREE(MTYPE_FARE_PEER_VIEW, view);
+	fare_peer_views_fini(&fi->peer_views);
+	fare_state_changed();
 	listnode_delete(fare_instances, fi);
 	list_delete(&fi->link_states);
 	list_delete(&fi->peers);
@@ -241,9 +275,68 @@ static struct fare_peer_cfg *fare_peer_cfg_resolve(struct fare_instance *fi, str
 	return NULL;
 }
 
+/* The peer's view, resolved anew after any change of state. */
+static void fare_peer_view_resolve(struct fare_instance *fi, struct peer *peer,
+				   struct fare_peer_view *view)
+{
+	static const uint32_t flags[] = { FARE_PEER_LINK_BW, FARE_PEER_BOUNDARY,
+					  FARE_PEER_SUPER_SPINE };
+	struct fare_peer_cfg *pc;
+	size_t i;
+
+	view->flags = 0;
+	view->link_bw = 0;
+	for (i = 0; i < array_size(flags); i++) {
+		pc = fare_peer_cfg_resolve(fi, peer, flags[i]);
+		if (!pc)
+			continue;
+		SET_FLAG(view->flags, flags[i]);
+		if (flags[i] == FARE_PEER_LINK_BW)
+			view->link_bw = pc->link_bw;
+	}
+	view->link = fare_link_state_find(fi, fare_peer_cfg_name(peer));
+	view->group = peer->group;
+	view->generation = fare_generation;
+}
+
+static struct fare_peer_view *fare_peer_view(struct fare_instance *fi, struct peer *peer)
+{
+	static struct fare_peer_view transient;
+	struct fare_peer_view key = { .peer = peer }, *view;
+
+	/* a connection accepted for a neighbor is not kept: no entry */
+	if (CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER)) {
+		memset(&transient, 0, sizeof(transient));
+		transient.peer = peer;
+		fare_peer_view_resolve(fi, peer, &transient);
+		return &transient;
+	}
+	view = fare_peer_views_find(&fi->peer_views, &key);
+	if (!view) {
+		view = XCALLOC(MTYPE_FARE_PEER_VIEW, sizeof(*view));
+		view->peer = peer;
+		fare_peer_views_add(&fi->peer_views, view);
+	} else if (view->generation == fare_generation && view->group == peer->group) {
+		return view;
+	}
+	fare_peer_view_resolve(fi, peer, view);
+	return view;
+}
+
+static void fare_peer_view_drop(struct fare_instance *fi, const struct peer *peer)
+{
+	struct fare_peer_view key = { .peer = peer }, *view;
+
+	view = fare_peer_views_find(&fi->peer_views, &key);
+	if (view) {
+		fare_peer_views_del(&fi->peer_views, view);
+		XFREE(MTYPE_FARE_PEER_VIEW, view);
+	}
+}
+
 bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag)
 {
-	return fare_peer_cfg_resolve(fi, peer, flag) != NULL;
+	return CHECK_FLAG(fare_peer_view(fi, peer)->flags, flag);
 }
 
 /* FARE-3: bandwidth of the link the session runs over, in bytes/s: the
@@ -251,15 +344,14 @@ bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag)
  * zebra, else the speed zebra reports (a LAG's drops when a member
  * fails). 0 when the session has no interface (multihop).
  */
-static double fare_peer_link_bw_raw(struct fare_instance *fi, struct peer *peer, const char **source)
+static double fare_peer_link_bw_raw(struct fare_peer_view *view, struct peer *peer,
+				    const char **source)
 {
-	struct fare_peer_cfg *pc;
 	struct interface *ifp;
 
-	pc = fi ? fare_peer_cfg_resolve(fi, peer, FARE_PEER_LINK_BW) : NULL;
-	if (pc) {
+	if (view && CHECK_FLAG(view->flags, FARE_PEER_LINK_BW)) {
 		*source = "configured";
-		return pc->link_bw;
+		return view->link_bw;
 	}
 	ifp = peer->nexthop.ifp ? peer->nexthop.ifp : peer->ifp;
 	if (ifp && ifp->bandwidth) {
@@ -280,12 +372,12 @@ static double fare_peer_link_bw_raw(struct fare_instance *fi, struct peer *peer,
 double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer, const char **source,
 			 bool *held)
 {
-	double bw = fare_peer_link_bw_raw(fi, peer, source);
-	struct fare_link_state *st;
+	struct fare_peer_view *view = fi ? fare_peer_view(fi, peer) : NULL;
+	double bw = fare_peer_link_bw_raw(view, peer, source);
+	struct fare_link_state *st = view ? view->link : NULL;
 
 	if (held)
 		*held = false;
-	st = fi ? fare_link_state_find(fi, fare_peer_cfg_name(peer)) : NULL;
 	if (st && st->t_hold && !st->recovering && st->held_bw < bw) {
 		bw = st->held_bw;
 		if (held)
@@ -296,9 +388,8 @@ double fare_peer_link_bw(struct fare_instance *fi, struct peer *peer, const char
 
 static bool fare_peer_recovering(struct fare_instance *fi, struct peer *peer)
 {
-	struct fare_link_state *st;
+	struct fare_link_state *st = fare_peer_view(fi, peer)->link;
 
-	st = fare_link_state_find(fi, fare_peer_cfg_name(peer));
 	return st && st->t_hold && st->recovering;
 }
 
@@ -719,6 +810,105 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 	fare_prefix_compute_internal(fi, dest, best, fp, false);
 }
 
+/* The per-prefix rules run once per change of a prefix's paths (or of
+ * fare_generation); zebra and every update-group the prefix goes to use
+ * that one result. Results are kept direct-mapped by destination: the
+ * memory is bounded (a result is wanted right after bgpd selected the
+ * prefix's paths, when zebra and the update-groups hear of it), and a
+ * result never outlives the paths it came from: bgpd's next selection
+ * of the destination drops it (bgp_route_selected, patch 0011).
+ */
+#define FARE_RESULT_SLOTS 4096 /* a power of 2 */
+#define FARE_RESULT_PATHS 16   /* more paths: computed each time */
+
+struct fare_result {
+	const struct bgp_dest *dest; /* NULL: free */
+	const struct bgp_path_info *best;
+	uint64_t generation;
+	double t_value;
+	double nt_value;
+	double kept_bw; /* FARE_ADV_KEEP: the best path's value */
+	int32_t n_out;	/* WP-2 eligible outgoing, -1: not counted yet */
+	uint32_t dropped;
+	uint16_t n;
+	bool wcmp;
+	bool nt_attach;
+	bool kept_present;
+	uint8_t t_action; /* enum fare_adv_action */
+	uint8_t reason;	  /* enum fare_reason */
+	uint16_t weights[FARE_RESULT_PATHS];
+};
+
+static struct fare_result *fare_results;
+static struct fare_result fare_result_uncached; /* weights in fare_scratch */
+static struct fare_prefix fare_scratch;
+
+static struct fare_result *fare_result_slot(const struct bgp_dest *dest)
+{
+	uintptr_t key = (uintptr_t)dest;
+
+	return &fare_results[jhash(&key, sizeof(key), 0x46415245) & (FARE_RESULT_SLOTS - 1)];
+}
+
+/* bgpd selected the destination's paths anew: its result is out of date */
+static int fare_route_selected(struct bgp *bgp, afi_t afi, safi_t safi, struct bgp_dest *dest)
+{
+	struct fare_result *res;
+
+	if (!fare_results)
+		return 0;
+	res = fare_result_slot(dest);
+	if (res->dest == dest)
+		res->dest = NULL;
+	return 0;
+}
+
+static uint32_t fare_result_weight(const struct fare_result *res, size_t i)
+{
+	return res->n <= FARE_RESULT_PATHS ? res->weights[i] : fare_scratch.weights[i];
+}
+
+/* The result for best and its multipaths, computed now or earlier; valid
+ * until the next call. Received values are counted and logged when they
+ * are read, once per change.
+ */
+static struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *dest,
+					   struct bgp_path_info *best)
+{
+	struct fare_prefix *fp = &fare_scratch;
+	struct fare_result *res;
+	size_t i;
+
+	if (!fare_results)
+		fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE,
+				       FARE_RESULT_SLOTS * sizeof(*fare_results));
+	res = fare_result_slot(dest);
+	if (res->dest == dest && res->best == best && res->generation == fare_generation)
+		return res;
+
+	fare_prefix_compute_internal(fi, dest, best, fp, true);
+	if (fp->n > FARE_RESULT_PATHS)
+		res = &fare_result_uncached;
+	res->dest = dest;
+	res->best = best;
+	res->generation = fare_generation;
+	res->n = fp->n;
+	res->wcmp = fp->out.wcmp;
+	res->reason = fp->out.reason;
+	res->dropped = fp->out.dropped;
+	res->t_action = fp->out.t_action;
+	res->t_value = fp->out.t_value;
+	res->nt_attach = fp->out.nt_attach;
+	res->nt_value = fp->out.nt_value;
+	res->kept_present = fp->n && fp->in[0].t_state == FARE_PB_PRESENT;
+	res->kept_bw = fp->n ? fp->in[0].t_bw : 0;
+	res->n_out = -1;
+	if (res != &fare_result_uncached)
+		for (i = 0; i < fp->n; i++)
+			res->weights[i] = fp->weights[i];
+	return res;
+}
+
 /* A value for the wire: sums of "max" values exceed the largest float, and
  * converting those to float is undefined; they stay "max" (FARE-2).
  */
@@ -746,22 +936,22 @@ static bool fare_afi_safi(afi_t afi, safi_t safi)
  * sources of its equal-cost paths, not boundary peers, and not peers
  * that would drop it (their AS is in the path).
  */
-unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
-				    const struct fare_prefix *fp, afi_t afi)
+static unsigned int fare_eligible_outgoing_best(struct fare_instance *fi,
+						const struct bgp_path_info *best, afi_t afi)
 {
-	struct aspath *aspath = fp->n ? fp->paths[0]->attr->aspath : NULL;
+	struct aspath *aspath = best ? best->attr->aspath : NULL;
+	const struct bgp_path_info *pi;
 	struct listnode *node;
 	struct peer *peer;
 	unsigned int n_out = 0;
-	size_t i;
 
 	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
 		if (!peer_established(peer->connection) || !peer->afc_nego[afi][SAFI_UNICAST])
 			continue;
-		for (i = 0; i < fp->n; i++)
-			if (fp->paths[i]->peer == peer)
+		for (pi = best; pi; pi = bgp_path_info_mpath_next((struct bgp_path_info *)pi))
+			if (pi->peer == peer)
 				break;
-		if (i < fp->n)
+		if (pi)
 			continue;
 		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY))
 			continue;
@@ -770,6 +960,12 @@ unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *d
 		n_out++;
 	}
 	return n_out;
+}
+
+unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
+				    const struct fare_prefix *fp, afi_t afi)
+{
+	return fare_eligible_outgoing_best(fi, fp->n ? fp->paths[0] : NULL, afi);
 }
 
 /* Averaged mode sends each outgoing session its own value (WP-1/2): the
@@ -784,6 +980,8 @@ void fare_instance_regroup(struct fare_instance *fi)
 		update_group_adjust_peer_afs(peer);
 }
 
+static void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why);
+
 static void fare_hold_down_expire(struct event *event)
 {
 	struct fare_link_state *st = EVENT_ARG(event);
@@ -792,7 +990,7 @@ static void fare_hold_down_expire(struct event *event)
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %s: %s: hold-down ended", fi->bgp->name_pretty, st->name);
 	st->recovering = false;
-	fare_instance_refresh_later(fi, "hold-down ended");
+	fare_name_refresh_later(fi, st->name, "hold-down ended");
 }
 
 /* WP-7: keep using `held_bw` (0 and recovering for a re-established
@@ -804,6 +1002,7 @@ static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer, do
 	struct fare_link_state *st;
 
 	st = fare_link_state_get(fi, fare_peer_cfg_name(peer));
+	fare_state_changed();
 	if (st->t_hold) {
 		if (held_bw < st->held_bw)
 			st->held_bw = held_bw;
@@ -844,7 +1043,7 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 {
 	struct fare_instance *fi = fare_instance_find(bgp);
 	struct bgp_table *table = bgp_dest_table(dest);
-	struct fare_prefix *fp;
+	struct fare_result *res;
 	size_t i;
 	int ret = 0;
 
@@ -852,14 +1051,12 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 	    fare_route_is_local(bgp, best))
 		return 0;
 
-	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
-	fare_prefix_compute_internal(fi, dest, best, fp, true);
-
-	if (fp->out.wcmp && fp->n <= max) {
-		for (i = 0; i < fp->n; i++)
-			weights[i] = fp->weights[i];
+	res = fare_result_get(fi, dest, best);
+	if (res->wcmp && res->n <= max) {
+		for (i = 0; i < res->n; i++)
+			weights[i] = fare_result_weight(res, i);
 		fare_counters.wcmp_routes++;
-		fare_counters.dropped_paths += fp->out.dropped;
+		fare_counters.dropped_paths += res->dropped;
 		ret = 1;
 	} else {
 		fare_counters.ecmp_routes++;
@@ -869,13 +1066,12 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 		char wbuf[256] = "";
 		size_t len = 0;
 
-		for (i = 0; i < fp->n && len < sizeof(wbuf) - 12; i++)
+		for (i = 0; i < res->n && len < sizeof(wbuf) - 12; i++)
 			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%u", i ? ":" : "",
-					fp->weights[i]);
-		zlog_debug("FARE: %pBD: %zu path(s), %s, weights %s", dest, fp->n,
-			   fare_reason_str(fp->out.reason), ret ? wbuf : "ECMP");
+					fare_result_weight(res, i));
+		zlog_debug("FARE: %pBD: %u path(s), %s, weights %s", dest, res->n,
+			   fare_reason_str(res->reason), ret ? wbuf : "ECMP");
 	}
-	XFREE(MTYPE_TMP, fp);
 	return ret;
 }
 
@@ -933,7 +1129,8 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	struct bgp *bgp = peer->bgp;
 	struct fare_instance *fi = fare_instance_find(bgp);
 	uint8_t ec_t[FARE_ECOMM_SIZE], ec_nt[FARE_ECOMM_SIZE];
-	struct fare_prefix *fp;
+	struct fare_result *res;
+	double t_value;
 	bool strip_t = false, strip_nt = false;
 	const uint8_t *add_t = NULL, *add_nt = NULL;
 	const char *src;
@@ -1001,18 +1198,18 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 			pi = best;
 	}
 
-	fp = XCALLOC(MTYPE_TMP, sizeof(*fp));
-	fare_prefix_compute_internal(fi, dest, pi, fp, false);
+	res = fare_result_get(fi, dest, pi);
+	t_value = res->t_value;
 
-	switch (fp->out.t_action) {
+	switch ((enum fare_adv_action)res->t_action) {
 	case FARE_ADV_REPLACE: /* FARE-5; WP-2 in averaged mode */
-		if (fi->mode == FARE_MODE_AVERAGED)
-			fp->out.t_value =
-				fare_averaged_advertised(fp->out.t_value,
-							 fare_eligible_outgoing(fi, dest, fp, afi),
-							 fare_peer_link_bw(fi, peer, &src, NULL));
-		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
-				   fare_wire_float(fp->out.t_value));
+		if (fi->mode == FARE_MODE_AVERAGED) {
+			if (res->n_out < 0)
+				res->n_out = fare_eligible_outgoing_best(fi, pi, afi);
+			t_value = fare_averaged_advertised(t_value, res->n_out,
+							   fare_peer_link_bw(fi, peer, &src, NULL));
+		}
+		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as, fare_wire_float(t_value));
 		strip_t = true;
 		add_t = ec_t;
 		fare_counters.replaced++;
@@ -1027,12 +1224,12 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		 * vouches for it with its own AS, so that its leaves see a
 		 * fresh value (FARE-7); one that came stale is removed.
 		 */
-		if (fi->role == FARE_ROLE_SUPER_SPINE || !fp->n)
+		if (fi->role == FARE_ROLE_SUPER_SPINE || !res->n)
 			break;
 		strip_t = true;
-		if (fp->in[0].t_state == FARE_PB_PRESENT) {
+		if (res->kept_present) {
 			fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
-					   fare_wire_float(fp->in[0].t_bw));
+					   fare_wire_float(res->kept_bw));
 			add_t = ec_t;
 		}
 		break;
@@ -1041,9 +1238,9 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	 * (FRR strips them on eBGP; this also covers iBGP).
 	 */
 	strip_nt = true;
-	if (fp->out.nt_attach) { /* FARE-8 */
+	if (res->nt_attach) { /* FARE-8 */
 		fare_pathbw_encode(ec_nt, false, fi->subtype, bgp->as,
-				   fare_wire_float(fp->out.nt_value));
+				   fare_wire_float(res->nt_value));
 		add_nt = ec_nt;
 		fare_counters.nt_attached++;
 	}
@@ -1051,22 +1248,42 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %pBD to %pBP: transitive %s %.6g, non-transitive %s %.6g", dest,
-			   peer, fare_adv_action_str(fp->out.t_action), fp->out.t_value,
-			   fp->out.nt_attach ? "attach" : "none", fp->out.nt_value);
-	XFREE(MTYPE_TMP, fp);
+			   peer, fare_adv_action_str(res->t_action), t_value,
+			   res->nt_attach ? "attach" : "none", res->nt_value);
 	return 0;
 }
 
-/* Re-evaluate every route of the instance: weights to zebra, values to
- * peers. Used when configuration or a link bandwidth changes.
+/* Whether one of the prefix's best and multipaths comes from a peer due a
+ * refresh.
+ */
+static bool fare_dest_affected(struct fare_instance *fi, struct bgp_path_info *best)
+{
+	struct fare_peer_view key = {}, *view;
+	struct bgp_path_info *pi;
+
+	for (pi = best; pi; pi = bgp_path_info_mpath_next(pi)) {
+		key.peer = pi->peer;
+		view = fare_peer_views_find(&fi->peer_views, &key);
+		if (view && view->refresh)
+			return true;
+	}
+	return false;
+}
+
+/* Re-evaluate the routes of the instance (all of them, or those through
+ * the peers marked for it): weights to zebra, values to peers. Used when
+ * configuration, a link bandwidth or a hold-down changes.
  */
 void fare_instance_refresh(struct fare_instance *fi, const char *why)
 {
 	struct bgp *bgp = fi->bgp;
 	struct bgp_dest *dest;
+	struct fare_peer_view *view;
+	bool all = fi->refresh_all;
 	afi_t afi;
-	unsigned long count = 0;
+	unsigned long count = 0, walked = 0;
 
+	fi->refresh_all = false;
 	/* Peers whose update-group class changed move first (boundary,
 	 * averaged mode's per-link values).
 	 */
@@ -1082,13 +1299,19 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 
 			if (!best)
 				continue;
+			walked++;
+			if (!all && !fare_dest_affected(fi, best))
+				continue;
 			bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
 			bgp_process(bgp, dest, best, afi, SAFI_UNICAST);
 			count++;
 		}
 	}
+	frr_each (fare_peer_views, &fi->peer_views, view)
+		view->refresh = false;
 	if (FARE_DEBUG)
-		zlog_debug("FARE: %s: %s, %lu route(s) re-evaluated", bgp->name_pretty, why, count);
+		zlog_debug("FARE: %s: %s, %lu of %lu route(s) re-evaluated", bgp->name_pretty, why,
+			   count, walked);
 }
 
 static void fare_instance_refresh_event(struct event *event)
@@ -1099,14 +1322,51 @@ static void fare_instance_refresh_event(struct event *event)
 	fi->refresh_why = NULL;
 }
 
+static void fare_refresh_schedule(struct fare_instance *fi, const char *why)
+{
+	fare_state_changed();
+	if (!fi->t_refresh)
+		fi->refresh_why = why;
+	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
+}
+
 /* Re-evaluate once the events at hand are handled: several sessions or
  * prefix-list lines changing together cost one pass.
  */
 void fare_instance_refresh_later(struct fare_instance *fi, const char *why)
 {
-	if (!fi->t_refresh)
-		fi->refresh_why = why;
-	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
+	fi->refresh_all = true;
+	fare_refresh_schedule(fi, why);
+}
+
+/* The same for the prefixes through one peer only (its link bandwidth or
+ * hold-down changed), in the same deferred pass. In averaged mode the
+ * link also caps what every prefix advertises on it (WP-2): all of them.
+ */
+void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why)
+{
+	struct fare_peer_view *view = fare_peer_view(fi, peer);
+
+	view->refresh = true;
+	if (fi->mode == FARE_MODE_AVERAGED)
+		fi->refresh_all = true;
+	fare_refresh_schedule(fi, why);
+}
+
+/* ... and through the neighbors kept under one name (a hold-down's). */
+static void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why)
+{
+	struct listnode *node;
+	struct peer *peer;
+	bool found = false;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer))
+		if (strmatch(fare_peer_cfg_name(peer), name)) {
+			fare_peer_refresh_later(fi, peer, why);
+			found = true;
+		}
+	if (!found)
+		fare_state_changed();
 }
 
 static struct fare_if_state *fare_if_state_find(const struct interface *ifp)
@@ -1161,22 +1421,19 @@ static int fare_if_update(struct interface *ifp)
 	old_bps = st->bandwidth_bps;
 	st->bandwidth_bps = bps;
 
+	fare_state_changed();
 	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
-		bool affected = false;
-
 		if (!fi->enabled)
 			continue;
 		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, pnode, peer)) {
 			if (peer->nexthop.ifp != ifp && peer->ifp != ifp)
 				continue;
-			affected = true;
 			/* WP-7: an increase waits; an override is not ours */
 			if (bps > old_bps && fi->hold_down &&
 			    !fare_peer_flag(fi, peer, FARE_PEER_LINK_BW))
 				fare_hold_down_start(fi, peer, (double)old_bps / 8, false);
+			fare_peer_refresh_later(fi, peer, "link bandwidth changed");
 		}
-		if (affected)
-			fare_instance_refresh_later(fi, "link bandwidth changed");
 	}
 	return 0;
 }
@@ -1234,6 +1491,8 @@ static int fare_peer_status_changed(struct peer *peer)
 
 	if (!fi || !fi->enabled || (!up && !down))
 		return 0;
+	/* the interface it runs over, its eligibility (WP-2) */
+	fare_state_changed();
 	if (up && fi->hold_down && peer->established > 1) {
 		if (CHECK_FLAG(peer->sflags, PEER_STATUS_NSF_WAIT)) {
 			fare_counters.graceful_restarts++;
@@ -1272,6 +1531,7 @@ static void fare_forget_name(struct bgp *bgp, const char *name)
 		listnode_delete(fi->link_states, st);
 		fare_link_state_free(st);
 	}
+	fare_state_changed();
 	if (FARE_DEBUG && (pc || st))
 		zlog_debug("FARE: %s: %s deleted, its FARE settings and state removed",
 			   bgp->name_pretty, name);
@@ -1279,6 +1539,10 @@ static void fare_forget_name(struct bgp *bgp, const char *name)
 
 static int fare_peer_delete(struct peer *peer)
 {
+	struct fare_instance *fi = fare_instance_find(peer->bgp);
+
+	if (fi)
+		fare_peer_view_drop(fi, peer);
 	/* a peer-group's configuration node goes with the group */
 	if (CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
 		return 0;
@@ -1336,6 +1600,7 @@ static int fare_fini(void)
 		fare_instance_free(fi);
 	list_delete(&fare_instances);
 	list_delete(&fare_if_states);
+	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
 	return 0;
 }
 
@@ -1364,6 +1629,7 @@ static int bgp_fare_module_init(void)
 	hook_register(bgp_peer_delete, fare_peer_delete);
 	hook_register(bgp_peer_group_delete, fare_peer_group_delete);
 	hook_register(bgp_prefix_list_update, fare_prefix_list_update);
+	hook_register(bgp_route_selected, fare_route_selected);
 	hook_register(frr_late_init, fare_late_init);
 	hook_register(frr_early_fini, fare_fini);
 

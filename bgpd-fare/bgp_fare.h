@@ -12,6 +12,7 @@
 
 #include "linklist.h"
 #include "json.h"
+#include "typesafe.h"
 
 #include "fare_pathbw.h"
 #include "fare_rules.h"
@@ -53,6 +54,23 @@ struct fare_link_state {
 	struct event *t_hold;
 };
 
+/* What the module knows of one peer, resolved from the name-keyed
+ * configuration and hold-down state once per generation of that state
+ * (fare_generation): the per-path rules read it through the peer's
+ * address instead of searching the lists by name.
+ */
+PREDECL_HASH(fare_peer_views);
+struct fare_peer_view {
+	struct fare_peer_views_item item;
+	const struct peer *peer;
+	uint64_t generation;
+	const struct peer_group *group; /* resolved with this peer-group */
+	uint32_t flags;			/* FARE_PEER_*, own or peer-group's */
+	double link_bw;			/* FARE_PEER_LINK_BW: bytes/s */
+	struct fare_link_state *link;	/* hold-down state, if any */
+	bool refresh;			/* its prefixes are due a refresh */
+};
+
 struct fare_multihoming {
 	char *plist; /* IPv4 or IPv6 prefix-list name */
 	uint32_t factor;
@@ -76,8 +94,11 @@ struct fare_instance {
 	struct list *peers;	  /* struct fare_peer_cfg */
 	struct list *link_states; /* struct fare_link_state */
 	struct list *multihoming; /* struct fare_multihoming */
-	struct event *t_refresh;  /* fare_instance_refresh_later() */
+	struct fare_peer_views_head peer_views;
+	struct event *t_refresh; /* fare_instance_refresh_later() */
 	const char *refresh_why;
+	bool refresh_all; /* else only prefixes via peers marked in
+				   * peer_views (fare_peer_refresh_later) */
 };
 
 /* Counters of what was received and done, shown by "show bgp fare". */
@@ -136,6 +157,8 @@ extern void fare_instance_regroup(struct fare_instance *fi);
 extern bool fare_display_subtype(uint8_t subtype);
 extern void fare_display_refresh(void);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
+extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
+extern void fare_state_changed(void);
 
 extern void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 				     struct bgp_path_info *best, struct fare_prefix *fp);

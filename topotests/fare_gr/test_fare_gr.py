@@ -46,10 +46,22 @@ Checks:
      until 35 s after the re-establishment (longer than the hold-down), are
      1:2 and 1:1 for every prefix in every sample, and spine1's paths show
      holdDown false throughout.
+
+One thing in those samples is FRR's, not FARE's: FRR 10.3's restarting
+bgpd can send End-of-RIB to a helper before the routes it re-learns from
+its other neighbors (FRRouting/frr issue 22623, still open in 10.6): the
+helper then flushes the stale paths and learns them again tens of
+milliseconds later. In that window (from the End-of-RIB, which bgpd
+always logs, for at most EOR_FLUSH_WINDOW s) a sample or poll without
+any path via spine1 is reported but not failed; one with a path via
+spine1 of the wrong weight or held down still fails, and so does a
+hold-down started at any time (counter and holdDown).
 """
 
+import datetime
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -80,6 +92,7 @@ EXPECTED = {
     "leaf3": {"to-s1": 1, "to-s2": 1},  # 10G : 10G (veth speed)
 }
 VIEWERS = ("leaf2", "leaf3")
+EOR_FLUSH_WINDOW = 2.0
 
 FABRIC = Clos3(
     leaves=3,
@@ -208,18 +221,45 @@ class Sampler(threading.Thread):
         self.join(timeout=10)
 
 
-def bad_samples(samples, name, t0, t1):
+def eor_times(tgen, name, ifname, after):
+    """Times (time.time() clock) at which viewer `name` received an IPv4
+    End-of-RIB on `ifname` after `after`, from its bgpd log (logged at
+    info level whatever the debugs)."""
+    log = open(os.path.join(tgen.logdir, name, "bgpd.log")).read()
+    times = []
+    for stamp in re.findall(r"^(\S+ \S+) BGP: .*rcvd End-of-RIB for IPv4 Unicast from {} "
+                            .format(re.escape(ifname)), log, re.M):
+        t = datetime.datetime.strptime(stamp, "%Y/%m/%d %H:%M:%S.%f").timestamp()
+        if t >= after:
+            times.append(t)
+    return times
+
+
+def in_flush_window(t, eors):
+    "Within FRR's End-of-RIB flush window (see the module docstring)."
+    return any(e <= t <= e + EOR_FLUSH_WINDOW for e in eors)
+
+
+def bad_samples(samples, name, t0, t1, eors=()):
     """{prefix: [(t, weights)]} of the samples of viewer `name` in [t0, t1]
-    that differ from EXPECTED[name]; and the number of samples looked at."""
-    bad, n = {}, 0
+    that differ from EXPECTED[name], and the number of samples looked at;
+    and {prefix: [(t, weights)]} of those that only miss the path via
+    spine1 within an End-of-RIB flush window (`eors`), left out of the
+    first."""
+    bad, flushed, n = {}, {}, 0
     for t, viewer, table in samples:
         if viewer != name or t < t0 or t > t1:
             continue
         n += 1
         for p in PREFIXES:
-            if table.get(p) != EXPECTED[name]:
-                bad.setdefault(p, []).append((t, table.get(p)))
-    return bad, n
+            w = table.get(p)
+            if w == EXPECTED[name]:
+                continue
+            if w and "to-s1" not in w and in_flush_window(t, eors):
+                flushed.setdefault(p, []).append((t, w))
+            else:
+                bad.setdefault(p, []).append((t, w))
+    return bad, n, flushed
 
 
 def describe_bad(bad, t_ref, ref_name):
@@ -432,7 +472,7 @@ def test_gr_restart_stale_paths_keep_weights():
             assert got == EXPECTED[name], "{} {} during the restart: {}".format(name, p, fp[p])
     assert l3["linkBandwidthSource"] == "interface speed" and l3["linkBandwidthBytesPerSec"] == 10 * GBPS
     for name in VIEWERS:
-        bad, n = bad_samples(sampler.samples, name, STATE["t_kill"], STATE["t_start"])
+        bad, n, _ = bad_samples(sampler.samples, name, STATE["t_kill"], STATE["t_start"])
         assert n > 0
         assert not bad, "{}: kernel weights changed while spine1 was dead ({} samples):\n{}".format(
             name, n, describe_bad(bad, STATE["t_kill"], "the kill"))
@@ -475,9 +515,12 @@ def test_gr_reestablished_no_hold_down():
                              "{:+.1f} s".format(t_eor - STATE["t_kill"]) if eor else "never",
                              t_end - STATE["t_kill"], len(sampler.samples),
                              STATE["heldDown0"], counters["heldDown"]))
+    eors = {name: eor_times(tgen, name, "to-s1", STATE["t_kill"]) for name in VIEWERS}
     held = {}
     for t, name, view in polls:
         for p, v in view.items():
+            if not v and in_flush_window(t, eors[name]):
+                continue  # no path via spine1: FRR's flush (docstring)
             if v is None or v[0] is not False or v[1] != EXPECTED[name]["to-s1"]:
                 held.setdefault((name, p), []).append((round(t - t_est, 1), v))
     for (name, p), vs in sorted(held.items())[:6]:
@@ -486,7 +529,14 @@ def test_gr_reestablished_no_hold_down():
 
     failures = []
     for name in VIEWERS:
-        bad, n = bad_samples(sampler.samples, name, STATE["t_kill"], t_end)
+        bad, n, flushed = bad_samples(sampler.samples, name, STATE["t_kill"], t_end, eors[name])
+        if flushed:
+            report("fare_gr: {}: FRR flushed spine1's stale paths at its End-of-RIB ({:+.2f} s "
+                   "after Established) before its routes came (FRR issue 22623): {} of 20 "
+                   "prefixes without spine1 in {} samples, not counted\n{}".format(
+                       name, eors[name][0] - t_est, len(flushed),
+                       len({t for v in flushed.values() for t, _ in v}),
+                       describe_bad(flushed, t_est, "Established")))
         if bad:
             text = "{}: {} of 20 prefixes left {} in {} samples (times from Established):\n{}".format(
                 name, len(bad), EXPECTED[name], n, describe_bad(bad, t_est, "Established"))

@@ -76,9 +76,14 @@ path via r2 min(r1-lag speed, 1.25e9) and the path via r3 1.25e9:
    2500 Mb/s       3.125e8           1.25e9             1:4   at once
   10000 Mb/s       3.125e8 (held)    1.25e9             1:4   for the hold-down (6 s)
                    1.25e9            1.25e9             1:1   after it
+
+Each change re-evaluates only the routes with a path over r1-lag, in one
+deferred pass: PREFIX, not r3's own 172.16.3.0/24 (best via r3 alone);
+r1's debug log says "1 of 2 route(s) re-evaluated".
 """
 
 import os
+import re
 import sys
 import time
 import pytest
@@ -94,6 +99,9 @@ pytestmark = [pytest.mark.bgpd]
 
 HOLD_DOWN = 6
 PREFIX = "172.16.4.0/24"
+# r3's own prefix: r1's best path is via r3 alone (the path via r2 is
+# longer), so a change of r1-lag leaves it alone
+R3_PREFIX = "172.16.3.0/24"
 LAG = "r1-lag"  # r1's tap towards r2
 WIRE = "r1-eth0"  # the veth under it
 VIA_R2, VIA_R3 = "10.0.12.2", "10.0.13.3"
@@ -110,6 +118,7 @@ IFACES = {
            ("r4-eth1", "10.0.34.4/24", ("10.0.34.3", 65003))],
 }
 HOLDER = os.path.join(CWD, "tap_holder.py")
+STATE = {}
 holder_proc = None
 
 
@@ -142,6 +151,9 @@ def config_of(name):
     lines += [" neighbor {} remote-as {}".format(n, r) for _, _, (n, r) in IFACES[name]]
     if name == "r4":
         lines += [" address-family ipv4 unicast", "  network " + PREFIX, " exit-address-family"]
+    if name == "r3":
+        lines += [" address-family ipv4 unicast", "  network " + R3_PREFIX,
+                  " exit-address-family"]
     lines += [" bgp fare"]
     if name == "r4":
         lines += [" bgp fare originate"]
@@ -242,6 +254,14 @@ def _kernel(r1):
     return kernel_weights(r1, PREFIX)
 
 
+def _refreshes(r1, why):
+    """The (re-evaluated, walked) route counts of r1's deferred refreshes
+    for `why`, in order, from its debug log."""
+    log = open(os.path.join(get_topogen().logdir, "r1", "bgpd.log")).read()
+    pat = r"FARE: VRF default: {}, (\d+) of (\d+) route\(s\) re-evaluated".format(re.escape(why))
+    return [(int(a), int(b)) for a, b in re.findall(pat, log)]
+
+
 def _held_down(r1):
     return vtysh_json(r1, "show bgp fare json")["counters"]["heldDown"]
 
@@ -255,7 +275,9 @@ def _state(r1):
 
 
 def _decrease(r1, mbps, lag_bw, kernel_exp):
-    "Set the LAG's speed lower; the new weight must reach the kernel at once."
+    """Set the LAG's speed lower; the new weight must reach the kernel at
+    once. Returns the refreshes (re-evaluated, walked) it caused."""
+    before = len(_refreshes(r1, "link bandwidth changed"))
     t0 = _set_lag_speed(r1, mbps)
     # zebra read the new speed from the kernel (not config)
     assert wait_for(lambda: _zebra_speed(r1), mbps, count=20, wait=0.5) == mbps, _state(r1)
@@ -265,6 +287,7 @@ def _decrease(r1, mbps, lag_bw, kernel_exp):
     assert elapsed < HOLD_DOWN, "a decrease must not wait for the hold-down ({:.1f} s)".format(elapsed)
     exp = _expected_paths(lag_bw, lag_w=kernel_exp[LAG], eth1_w=kernel_exp["r1-eth1"])
     assert wait_for(lambda: _paths(r1), exp, count=4, wait=0.5) == exp, _state(r1)
+    return _refreshes(r1, "link bandwidth changed")[before:]
 
 
 # --- tests ----------------------------------------------------------------
@@ -308,16 +331,27 @@ def test_speed_decrease_5000_applies_at_once():
     "FARE-3, WP-7: r1-lag 10000 -> 5000 Mb/s: via r2 6.25e8 B/s, kernel 1:2, at once."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
-    _decrease(r1, 5000, 5 * GBPS, {LAG: 1, "r1-eth1": 2})
+    STATE["refreshes_5000"] = _decrease(r1, 5000, 5 * GBPS, {LAG: 1, "r1-eth1": 2})
     log = open(os.path.join(tgen.logdir, "r1", "zebra.log")).read()
     assert "if_zebra_speed_update: {} old speed: 10000 new speed: 5000".format(LAG) in log
+
+
+def test_speed_change_refreshes_only_routes_through_it():
+    """A link bandwidth change re-evaluates only the routes with a path
+    over that link: of r1's two routes, PREFIX (via r2 and r3), not
+    R3_PREFIX (via r3 alone), in one deferred pass per change."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    v = vtysh_json(r1, "show bgp ipv4 fare {} json".format(R3_PREFIX))["prefixes"][R3_PREFIX]
+    assert [p["interface"] for p in v["paths"]] == ["r1-eth1"], v
+    assert STATE.get("refreshes_5000") == [(1, 2)], STATE
 
 
 def test_speed_decrease_2500_applies_at_once():
     "FARE-3, WP-7: r1-lag 5000 -> 2500 Mb/s: via r2 3.125e8 B/s, kernel 1:4, at once."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
-    _decrease(r1, 2500, 2.5 * GBPS, {LAG: 1, "r1-eth1": 4})
+    assert _decrease(r1, 2500, 2.5 * GBPS, {LAG: 1, "r1-eth1": 4}) == [(1, 2)]
 
 
 def test_speed_increase_waits_for_hold_down():
@@ -347,6 +381,8 @@ def test_speed_increase_waits_for_hold_down():
     )
     exp = _expected_paths(10 * GBPS)
     assert wait_for(lambda: _paths(r1), exp, count=4, wait=0.5) == exp, _state(r1)
+    # the hold-down's end re-evaluates the routes through r1-lag only
+    assert wait_for(lambda: _refreshes(r1, "hold-down ended"), [(1, 2)], count=4) == [(1, 2)]
 
 
 if __name__ == "__main__":
