@@ -62,6 +62,11 @@ void fare_state_changed(void)
 	fare_generation++;
 }
 
+uint64_t fare_generation_now(void)
+{
+	return fare_generation;
+}
+
 static int fare_peer_view_cmp(const struct fare_peer_view *a, const struct fare_peer_view *b)
 {
 	return numcmp((uintptr_t)a->peer, (uintptr_t)b->peer);
@@ -171,6 +176,7 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 	fi->multihoming = list_new();
 	fi->multihoming->del = fare_multihoming_free;
 	fare_peer_views_init(&fi->peer_views);
+	fare_ecmp_init(fi);
 	listnode_add(fare_instances, fi);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT || listcount(fare_instances) > 1)
 		fare_display_refresh();
@@ -185,6 +191,7 @@ static void fare_instance_free(struct fare_instance *fi)
 	while ((view = fare_peer_views_pop(&fi->peer_views)))
 		XFREE(MTYPE_FARE_PEER_VIEW, view);
 	fare_peer_views_fini(&fi->peer_views);
+	fare_ecmp_fini(fi);
 	fare_state_changed();
 	listnode_delete(fare_instances, fi);
 	list_delete(&fi->link_states);
@@ -411,6 +418,21 @@ bool fare_display_subtype(uint8_t subtype)
 	}
 	/* without FARE configured, the default sub-type */
 	return !any && subtype == FARE_PATHBW_SUBTYPE_DEFAULT;
+}
+
+/* The same for the ECMP GroupID (EE-3) */
+static bool fare_display_groupid_subtype(uint8_t subtype)
+{
+	struct listnode *node;
+	struct fare_instance *fi;
+	bool any = false;
+
+	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
+		if (fi->ecmp.subtype == subtype)
+			return true;
+		any = true;
+	}
+	return !any && subtype == FARE_GROUPID_SUBTYPE_DEFAULT;
 }
 
 void fare_display_refresh(void)
@@ -802,6 +824,8 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
 
 	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
+	/* EE-4: the remote group's sub-group only */
+	fare_ecmp_apply(fi, best, fp);
 }
 
 void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
@@ -831,7 +855,8 @@ struct fare_result {
 	int32_t n_out;	/* WP-2 eligible outgoing, -1: not counted yet */
 	uint32_t dropped;
 	uint16_t n;
-	bool wcmp;
+	bool wcmp;     /* weighted by Path Bandwidth */
+	bool weighted; /* weights to install (FARE's, or EE-4's) */
 	bool nt_attach;
 	bool kept_present;
 	uint8_t t_action; /* enum fare_adv_action */
@@ -894,6 +919,7 @@ static struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_
 	res->generation = fare_generation;
 	res->n = fp->n;
 	res->wcmp = fp->out.wcmp;
+	res->weighted = fp->out.wcmp || fp->ee.applied;
 	res->reason = fp->out.reason;
 	res->dropped = fp->out.dropped;
 	res->t_action = fp->out.t_action;
@@ -1028,9 +1054,17 @@ static void fare_hold_down_start(struct fare_instance *fi, struct peer *peer, do
 static int fare_ecommunity_str(const uint8_t *val, size_t unit_size, char *buf, size_t bufsz)
 {
 	struct fare_pathbw pb;
+	struct fare_groupid gid;
 
-	if (unit_size != FARE_ECOMM_SIZE || !fare_display_subtype(val[1]) ||
-	    !fare_pathbw_decode(val, val[1], &pb))
+	if (unit_size != FARE_ECOMM_SIZE)
+		return 0;
+	/* EE-3 */
+	if (val[0] == FARE_GROUPID_TYPE && fare_display_groupid_subtype(val[1]) &&
+	    fare_groupid_decode(val, unit_size, val[1], &gid) != FARE_GROUPID_NOT_OURS) {
+		fare_groupid_format(buf, bufsz, &gid);
+		return 1;
+	}
+	if (!fare_display_subtype(val[1]) || !fare_pathbw_decode(val, val[1], &pb))
 		return 0;
 	fare_pathbw_format(buf, bufsz, &pb);
 	return 1;
@@ -1052,12 +1086,17 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 		return 0;
 
 	res = fare_result_get(fi, dest, best);
-	if (res->wcmp && res->n <= max) {
+	/* FARE's weights, over the remote group's sub-group only where
+	 * Enhanced ECMP applies (EE-4)
+	 */
+	if (res->weighted && res->n <= max) {
 		for (i = 0; i < res->n; i++)
 			weights[i] = fare_result_weight(res, i);
+		ret = 1;
+	}
+	if (res->wcmp && ret) {
 		fare_counters.wcmp_routes++;
 		fare_counters.dropped_paths += res->dropped;
-		ret = 1;
 	} else {
 		fare_counters.ecmp_routes++;
 	}
@@ -1067,24 +1106,32 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 		size_t len = 0;
 
 		for (i = 0; i < res->n && len < sizeof(wbuf) - 12; i++)
-			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%u", i ? ":" : "",
-					fare_result_weight(res, i));
+			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%" PRIu64, i ? ":" : "",
+					weights[i]);
 		zlog_debug("FARE: %pBD: %u path(s), %s, weights %s", dest, res->n,
 			   fare_reason_str(res->reason), ret ? wbuf : "ECMP");
 	}
 	return ret;
 }
 
-/* Rewrite the Path Bandwidth communities of an outgoing attribute: remove
- * those of the given types, then add the given values.
- */
-static void fare_attr_rewrite(struct attr *attr, uint8_t subtype, bool strip_t, bool strip_nt,
-			      const uint8_t *add_t, const uint8_t *add_nt)
+/* What to change in the FARE communities of an outgoing attribute */
+struct fare_attr_edit {
+	uint8_t subtype; /* Path Bandwidth */
+	bool strip_t, strip_nt;
+	const uint8_t *add_t, *add_nt;
+	uint8_t gid_subtype; /* ECMP GroupID (EE-3) */
+	bool strip_gid;
+	const uint8_t *add_gid;
+};
+
+static void fare_attr_edit(struct attr *attr, const struct fare_attr_edit *e)
 {
 	struct ecommunity *old = bgp_attr_get_ecommunity(attr);
 	struct ecommunity *new;
 	struct ecommunity_val eval;
 	struct fare_pathbw pb;
+	struct fare_groupid gid;
+	const uint8_t *adds[] = { e->add_t, e->add_nt, e->add_gid };
 	uint32_t i;
 
 	if (old && old->unit_size != FARE_ECOMM_SIZE)
@@ -1094,18 +1141,19 @@ static void fare_attr_rewrite(struct attr *attr, uint8_t subtype, bool strip_t, 
 	for (i = 0; old && i < old->size; i++) {
 		const uint8_t *val = old->val + i * old->unit_size;
 
-		if (fare_pathbw_decode(val, subtype, &pb) &&
-		    ((pb.transitive && strip_t) || (!pb.transitive && strip_nt)))
+		if (fare_pathbw_decode(val, e->subtype, &pb) &&
+		    ((pb.transitive && e->strip_t) || (!pb.transitive && e->strip_nt)))
+			continue;
+		if (e->strip_gid && fare_groupid_decode(val, FARE_GROUPID_SIZE, e->gid_subtype,
+							&gid) != FARE_GROUPID_NOT_OURS)
 			continue;
 		memcpy(eval.val, val, FARE_ECOMM_SIZE);
 		ecommunity_add_val(new, &eval, false, false);
 	}
-	if (add_t) {
-		memcpy(eval.val, add_t, FARE_ECOMM_SIZE);
-		ecommunity_add_val(new, &eval, false, false);
-	}
-	if (add_nt) {
-		memcpy(eval.val, add_nt, FARE_ECOMM_SIZE);
+	for (i = 0; i < array_size(adds); i++) {
+		if (!adds[i])
+			continue;
+		memcpy(eval.val, adds[i], FARE_ECOMM_SIZE);
 		ecommunity_add_val(new, &eval, false, false);
 	}
 
@@ -1114,6 +1162,21 @@ static void fare_attr_rewrite(struct attr *attr, uint8_t subtype, bool strip_t, 
 	bgp_attr_set_ecommunity(attr, new);
 	if (old && !old->refcnt)
 		ecommunity_free(&old);
+}
+
+/* Rewrite the Path Bandwidth communities of an outgoing attribute: remove
+ * those of the given types, then add the given values.
+ */
+static void fare_attr_rewrite(struct attr *attr, uint8_t subtype, bool strip_t, bool strip_nt,
+			      const uint8_t *add_t, const uint8_t *add_nt)
+{
+	struct fare_attr_edit e = { .subtype = subtype,
+				    .strip_t = strip_t,
+				    .strip_nt = strip_nt,
+				    .add_t = add_t,
+				    .add_nt = add_nt };
+
+	fare_attr_edit(attr, &e);
 }
 
 static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
@@ -1145,7 +1208,13 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 		if (ecom && ecom->size) {
 			size_t before = ecom->size;
 
-			fare_attr_rewrite(attr, fi->subtype, true, true, NULL, NULL);
+			struct fare_attr_edit e = { .subtype = fi->subtype,
+						    .strip_t = true,
+						    .strip_nt = true,
+						    .gid_subtype = fi->ecmp.subtype,
+						    .strip_gid = true };
+
+			fare_attr_edit(attr, &e);
 			ecom = bgp_attr_get_ecommunity(attr);
 			if ((ecom ? ecom->size : 0) != before)
 				fare_counters.stripped_boundary++;
@@ -1158,18 +1227,33 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 
 	if (fare_route_is_local(bgp, pi)) {
 		double value = fi->originate_bw;
+		uint8_t ec_gid[FARE_GROUPID_SIZE];
+		uint16_t group = fare_ecmp_egress_group(fi, bgp_dest_get_prefix(dest));
+		struct fare_attr_edit e = { .subtype = fi->subtype,
+					    .gid_subtype = fi->ecmp.subtype };
 
 		/* FARE-2: the originating leaf fills in the maximum; WP-1:
 		 * in averaged mode, the line rate of the outgoing interface.
 		 */
-		if (!fi->originate)
-			return 0;
-		if (fi->mode == FARE_MODE_AVERAGED)
-			value = fare_averaged_advertised(value, 1,
-							 fare_peer_link_bw(fi, peer, &src, NULL));
-		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as, fare_wire_float(value));
-		fare_attr_rewrite(attr, fi->subtype, true, true, ec_t, NULL);
-		fare_counters.originated++;
+		if (fi->originate) {
+			if (fi->mode == FARE_MODE_AVERAGED)
+				value = fare_averaged_advertised(value, 1,
+								 fare_peer_link_bw(fi, peer, &src,
+										   NULL));
+			fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as, fare_wire_float(value));
+			e.strip_t = e.strip_nt = true;
+			e.add_t = ec_t;
+			fare_counters.originated++;
+		}
+		/* EE-3: the egress leaf's ECMP GroupID, next to it */
+		if (group) {
+			fare_groupid_encode(ec_gid, fi->ecmp.subtype, ntohl(bgp->router_id.s_addr),
+					    group);
+			e.strip_gid = true;
+			e.add_gid = ec_gid;
+		}
+		if (e.add_t || e.add_gid)
+			fare_attr_edit(attr, &e);
 		return 0;
 	}
 

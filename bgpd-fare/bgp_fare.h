@@ -12,13 +12,18 @@
 
 #include "linklist.h"
 #include "json.h"
+#include "memory.h"
 #include "typesafe.h"
 
+#include "fare_ecmp_groups.h"
+#include "fare_groupid.h"
 #include "fare_pathbw.h"
 #include "fare_rules.h"
 #include "fare_wcmp.h"
 
 #define FARE_VERSION "0.1.0"
+
+DECLARE_MGROUP(FARE);
 
 /* Largest weight of a next hop by default: what zebra passes to any
  * kernel unscaled (8-bit nexthop weights; zebra's scale value is 254).
@@ -76,6 +81,22 @@ struct fare_multihoming {
 	uint32_t factor;
 };
 
+/* Enhanced ECMP of one BGP instance (EE-2, EE-3, EE-4), bgp_fare_ecmp.c */
+struct fare_ecmp_state {
+	uint8_t subtype;	   /* EE-3 GroupID sub-type */
+	struct list *egress;	   /* struct fare_ecmp_egress, by group */
+	uint32_t subgroup_size;	   /* EE-2 by size, 0: off */
+	struct list *members;	   /* struct fare_ecmp_member: explicit */
+	struct list *pins;	   /* struct fare_ecmp_pin: operator's map */
+	struct fare_ecmp_map *map; /* EE-4 remote group -> sub-group */
+	uint64_t layout_generation;
+	char **uplinks; /* sorted interface names */
+	uint32_t *uplink_subgroup;
+	size_t n_uplinks;
+	uint32_t n_subgroups;
+	struct event *t_sweep;
+};
+
 /* FARE configuration of one BGP instance. */
 struct fare_instance {
 	struct bgp *bgp;
@@ -95,6 +116,7 @@ struct fare_instance {
 	struct list *link_states; /* struct fare_link_state */
 	struct list *multihoming; /* struct fare_multihoming */
 	struct fare_peer_views_head peer_views;
+	struct fare_ecmp_state ecmp;
 	struct event *t_refresh; /* fare_instance_refresh_later() */
 	const char *refresh_why;
 	bool refresh_all; /* else only prefixes via peers marked in
@@ -127,6 +149,19 @@ extern unsigned long fare_debug;
 
 #define FARE_DEBUG (fare_debug != 0)
 
+/* Enhanced ECMP (EE-4) for one prefix: its remote group, local sub-group
+ * and the paths of it.
+ */
+struct fare_ecmp_selection {
+	bool has_gid;
+	struct fare_groupid gid;
+	uint32_t subgroup; /* 0-based, FARE_ECMP_SUBGROUP_NONE: none */
+	bool applied;	   /* weights restricted to the sub-group */
+	bool fallback;	   /* no usable member: the full set */
+	const char *reason;
+	bool member[MULTIPATH_NUM];
+};
+
 /* Result of one prefix, as the core computed it from the live paths. */
 struct fare_prefix {
 	size_t n;
@@ -137,8 +172,9 @@ struct fare_prefix {
 	uint16_t stale_as[MULTIPATH_NUM]; /* AS that wrote a stale value */
 	struct fare_path_in in[MULTIPATH_NUM];
 	double path_bw[MULTIPATH_NUM];
-	uint32_t weights[MULTIPATH_NUM];
+	uint32_t weights[MULTIPATH_NUM]; /* as installed (EE-4 applied) */
 	struct fare_prefix_out out;
+	struct fare_ecmp_selection ee;
 };
 
 extern struct fare_instance *fare_instance_find(const struct bgp *bgp);
@@ -167,5 +203,21 @@ extern bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi);
 extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 
 extern void fare_vty_init(void);
+extern uint64_t fare_generation_now(void);
+
+extern void fare_ecmp_init(struct fare_instance *fi);
+extern void fare_ecmp_fini(struct fare_instance *fi);
+extern void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *plist,
+				 bool set);
+extern void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t subgroup);
+extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup);
+extern bool fare_ecmp_ingress_enabled(const struct fare_instance *fi);
+extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
+extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
+				    struct fare_groupid *gid);
+extern void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best,
+			    struct fare_prefix *fp);
+extern void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json);
+extern void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi);
 
 #endif /* _BGP_FARE_H */

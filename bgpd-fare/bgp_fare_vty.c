@@ -272,6 +272,97 @@ DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
 	return CMD_SUCCESS;
 }
 
+/* Enhanced ECMP (EE-2, EE-3, EE-4) */
+
+DEFPY(bgp_fare_ecmp_group_id, bgp_fare_ecmp_group_id_cmd,
+      "[no] bgp fare ecmp-group-id (1-65535)$group [prefix-list WORD$plist]",
+      NO_STR BGP_STR FARE_STR
+      "Tag originated routes with an ECMP GroupID (EE-3)\n"
+      "Group ID\n"
+      "Only the prefixes a prefix-list permits (else those no other line takes)\n"
+      "Prefix-list name (IPv4 or IPv6)\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fare_ecmp_egress_set(fi, group, plist, !no);
+	fare_instance_refresh_later(fi, "ECMP GroupID changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_ecmp_subtype, bgp_fare_ecmp_subtype_cmd,
+      "[no] bgp fare ecmp-group-id sub-type [(0-255)$subtype]",
+      NO_STR BGP_STR FARE_STR
+      "ECMP GroupID extended community (EE-3)\n"
+      "Sub-type (not assigned by IANA)\n"
+      "Sub-type value\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (!no && !subtype_str) {
+		vty_out(vty, "%% Value required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	fi->ecmp.subtype = no ? FARE_GROUPID_SUBTYPE_DEFAULT : subtype;
+	fare_display_refresh();
+	fare_instance_refresh_later(fi, "ECMP GroupID sub-type changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_ecmp_subgroups, bgp_fare_ecmp_subgroups_cmd,
+      "[no] bgp fare ecmp-subgroups size [(1-256)$size]",
+      NO_STR BGP_STR FARE_STR
+      "Split the uplinks into ECMP sub-groups (EE-2)\n"
+      "Uplinks per sub-group, in interface name order\n"
+      "Size\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (!no && !size_str) {
+		vty_out(vty, "%% Value required\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	fi->ecmp.subgroup_size = no ? 0 : size;
+	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_ecmp_subgroup_member, bgp_fare_ecmp_subgroup_member_cmd,
+      "[no] bgp fare ecmp-subgroup (1-256)$sg interface IFNAME$ifname",
+      NO_STR BGP_STR FARE_STR
+      "An uplink's ECMP sub-group, instead of by size (EE-2)\n"
+      "Sub-group\n"
+      "Uplink\n"
+      "Interface name\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fare_ecmp_member_set(fi, ifname, no ? 0 : sg);
+	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_ecmp_group_map, bgp_fare_ecmp_group_map_cmd,
+      "[no] bgp fare ecmp-group-map A.B.C.D$rid (1-65535)$group subgroup (1-256)$sg",
+      NO_STR BGP_STR FARE_STR
+      "Map a remote ECMP group to a local sub-group (EE-4)\n"
+      "Remote router ID\n"
+      "Remote group ID\n"
+      "Local sub-group\n"
+      "Sub-group\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+	struct fare_ecmp_key key = { .router_id = ntohl(rid.s_addr), .group_id = group };
+
+	fare_ecmp_pin_set(fi, key, no ? 0 : sg);
+	fare_instance_refresh_later(fi, "ECMP group map changed");
+	return CMD_SUCCESS;
+}
+
 /* neighbor ... fare ... */
 
 static struct fare_peer_cfg *fare_vty_peer_cfg(struct vty *vty, const char *neighbor,
@@ -598,6 +689,59 @@ static afi_t afi_of(struct bgp_dest *dest)
 	return family2afi(bgp_dest_get_prefix(dest)->family);
 }
 
+/* EE-4: the prefix's remote group, local sub-group and members */
+static void fare_show_ecmp_group(struct vty *vty, struct fare_instance *fi,
+				 struct bgp_path_info *best, struct fare_prefix *fp, json_object *jp)
+{
+	const struct fare_ecmp_selection *sel = &fp->ee;
+	char gbuf[64];
+	size_t i;
+
+	if (!fare_ecmp_ingress_enabled(fi) || !sel->reason)
+		return;
+	if (sel->has_gid)
+		fare_groupid_format(gbuf, sizeof(gbuf), &sel->gid);
+	if (jp) {
+		json_object *jg = json_object_new_object();
+		json_object *jm;
+
+		json_object_string_add(jg, "reason", sel->reason);
+		if (sel->has_gid) {
+			struct in_addr rid = { .s_addr = htonl(sel->gid.router_id) };
+
+			json_object_string_add(jg, "remote", gbuf);
+			json_object_string_addf(jg, "routerId", "%pI4", &rid);
+			json_object_int_add(jg, "groupId", sel->gid.group_id);
+		}
+		if (sel->subgroup != FARE_ECMP_SUBGROUP_NONE) {
+			json_object_int_add(jg, "subgroup", sel->subgroup + 1);
+			jm = json_object_new_array();
+			for (i = 0; i < fp->n; i++) {
+				struct peer *peer = fp->paths[i]->peer;
+				struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp
+									  : peer->ifp;
+
+				if (sel->member[i])
+					json_object_array_add(jm,
+							      json_object_new_string(
+								      peer->conf_if ? peer->conf_if
+								      : ifp	    ? ifp->name
+										    : peer->host));
+			}
+			json_object_object_add(jg, "members", jm);
+		}
+		json_object_object_add(jp, "ecmpGroup", jg);
+		return;
+	}
+	if (!sel->has_gid)
+		vty_out(vty, "  ECMP group: none (%s)\n", sel->reason);
+	else if (sel->subgroup == FARE_ECMP_SUBGROUP_NONE)
+		vty_out(vty, "  ECMP group %s: %s\n", gbuf, sel->reason);
+	else
+		vty_out(vty, "  ECMP group %s: local sub-group %u, %s\n", gbuf, sel->subgroup + 1,
+			sel->reason);
+}
+
 static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct bgp_dest *dest,
 			     json_object *jprefixes, struct fare_prefix *fp)
 {
@@ -656,6 +800,8 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 		}
 		json_object_object_add(jp, "advertised", jadv);
 		json_object_object_add(jp, "paths", jpaths);
+		if (!local)
+			fare_show_ecmp_group(vty, fi, best, fp, jp);
 		prefix2str(bgp_dest_get_prefix(dest), pfx, sizeof(pfx));
 		json_object_object_add(jprefixes, pfx, jp);
 	} else {
@@ -714,7 +860,8 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			/* WP-3: a share below 1/W of the member budget */
 			json_object_boolean_add(jpath, "shareBelowMemberBudget",
 						fp->out.wcmp && fp->path_bw[i] > 0 &&
-							!fp->weights[i]);
+							!fp->weights[i] &&
+							(!fp->ee.applied || fp->ee.member[i]));
 			json_object_array_add(jpaths, jpath);
 		} else {
 			char who[64];
@@ -766,6 +913,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			vty_out(vty, ", non-transitive %s", b1);
 		}
 		vty_out(vty, "\n");
+		fare_show_ecmp_group(vty, fi, best, fp, NULL);
 	}
 }
 
@@ -788,6 +936,26 @@ static void fare_show_prefix_out(struct vty *vty, struct fare_instance *fi, stru
 		*first = false;
 	}
 	json_object_free(jone);
+}
+
+DEFPY(show_bgp_fare_ecmp_groups, show_bgp_fare_ecmp_groups_cmd,
+      "show bgp [vrf NAME$vrf_name] fare ecmp-groups [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
+      "Enhanced ECMP: sub-groups and remote group map (EE-2, EE-4)\n" JSON_STR)
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	struct fare_instance *fi;
+	json_object *json = NULL;
+
+	if (!bgp)
+		return CMD_WARNING;
+	fi = fare_instance_get(bgp);
+	if (uj)
+		json = json_object_new_object();
+	fare_ecmp_show(vty, fi, json);
+	if (uj)
+		vty_json(vty, json);
+	return CMD_SUCCESS;
 }
 
 DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
@@ -906,6 +1074,7 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
 		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n", mh->plist,
 			mh->factor);
+	fare_ecmp_config_write(vty, fi);
 	for (ALL_LIST_ELEMENTS_RO(fi->peers, node, pc)) {
 		if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW)) {
 			fare_bw_config_str(buf, sizeof(buf), pc->link_bw);
@@ -935,6 +1104,11 @@ void fare_vty_init(void)
 	install_element(BGP_NODE, &bgp_fare_max_members_cmd);
 	install_element(BGP_NODE, &bgp_fare_max_weight_cmd);
 	install_element(BGP_NODE, &bgp_fare_multihoming_cmd);
+	install_element(BGP_NODE, &bgp_fare_ecmp_group_id_cmd);
+	install_element(BGP_NODE, &bgp_fare_ecmp_subtype_cmd);
+	install_element(BGP_NODE, &bgp_fare_ecmp_subgroups_cmd);
+	install_element(BGP_NODE, &bgp_fare_ecmp_subgroup_member_cmd);
+	install_element(BGP_NODE, &bgp_fare_ecmp_group_map_cmd);
 	install_element(BGP_NODE, &neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &no_neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &neighbor_fare_flag_cmd);
@@ -944,4 +1118,5 @@ void fare_vty_init(void)
 
 	install_element(VIEW_NODE, &show_bgp_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_afi_fare_cmd);
+	install_element(VIEW_NODE, &show_bgp_fare_ecmp_groups_cmd);
 }

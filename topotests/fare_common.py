@@ -9,6 +9,7 @@ tests/topotests/ directory where scripts/setup-test-env.sh links them.
 
 import json
 import os
+import re
 import time
 
 import pytest
@@ -173,3 +174,20 @@ def measure_split(leaf, host, uplinks, dst, flows):
     total = sum(delta.values())
     assert total >= flows, "lost flows: {} of {} counted".format(total, flows)
     return {i: 100.0 * delta[i] / total for i in uplinks}
+
+# The build tree (scripts/run-tests.sh exports BUILD; else the repository's
+# build/ next to this directory) and FRR's frr-reload.py in it.
+BUILD = os.environ.get("BUILD") or os.path.join(
+    os.path.dirname(os.path.realpath(__file__)), "..", "build")
+FRR_RELOAD = os.path.join(BUILD, "frr/tools/frr-reload.py")
+BINDIR = os.path.join(BUILD, "install/bin")
+
+
+def frr_reload(router, mode, filename):
+    """Run FRR's frr-reload.py (--test or --reload) on `filename` in
+    `router`'s namespace; (exit code, output)."""
+    out = router.cmd(
+        "/usr/bin/python3 {} --{} --stdout --bindir {} --confdir /etc/frr --rundir /var/run/frr "
+        "{} 2>&1; echo \"rc=$?\"".format(FRR_RELOAD, mode, BINDIR, filename))
+    m = re.search(r"rc=(\d+)\s*$", out)
+    return int(m.group(1)), out[: m.start()]

@@ -44,14 +44,11 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare_common import GBPS, frr_reload, start_fabric, tgen_or_skip, vtysh_json, wait_for
 
 pytestmark = [pytest.mark.bgpd]
 
 PREFIX = "172.16.2.0/24"
-BUILD = "/work/main/build"
-FRR_RELOAD = os.path.join(BUILD, "frr/tools/frr-reload.py")
-BINDIR = os.path.join(BUILD, "install/bin")
 VETH = 10 * GBPS  # veth interfaces report 10000 Mb/s
 HOLD_DOWN = 300
 
@@ -187,14 +184,6 @@ def _bgp_block(config):
     return lines[start:end + 1]
 
 
-def _frr_reload(router, mode, filename):
-    "Run FRR's frr-reload.py in `router`'s namespace; (exit code, output)."
-    out = router.cmd(
-        "/usr/bin/python3 {} --{} --stdout --bindir {} --confdir /etc/frr --rundir /var/run/frr "
-        "{} 2>&1; echo \"rc=$?\"".format(FRR_RELOAD, mode, BINDIR, filename))
-    m = re.search(r"rc=(\d+)\s*$", out)
-    return int(m.group(1)), out[: m.start()]
-
 
 def _load_into_r3(tgen, config, step):
     """Load `config` into r3's bgpd (its `router bgp` removed first) with
@@ -209,7 +198,7 @@ def _load_into_r3(tgen, config, step):
         f.write(text + "\n")
     if "router bgp 65001" in _running(r3):
         r3.vtysh_cmd("configure terminal\nno router bgp 65001\n")
-    rc, out = _frr_reload(r3, "reload", path)
+    rc, out = frr_reload(r3, "reload", path)
     with open(path + ".out", "w") as f:
         f.write("rc={}\n{}".format(rc, out))
     errors = [l for l in out.splitlines() if "ERROR" in l or "WARNING" in l or l.startswith("%")]
@@ -229,7 +218,7 @@ def _saved_config_loads(tgen, step):
     with open(path, "w") as f:
         f.write(saved)
 
-    rc, out = _frr_reload(r1, "test", path)
+    rc, out = frr_reload(r1, "test", path)
     assert rc == 0, "frr-reload.py --test on r1 failed ({}):\n{}".format(rc, out)
     assert "Lines To Add" not in out and "Lines To Delete" not in out, out
 

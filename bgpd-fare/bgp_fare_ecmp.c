@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: Enhanced ECMP egress grouping (EE-2, EE-3, EE-4).
+ *
+ * An egress leaf tags the routes it originates with an ECMP GroupID
+ * extended community (EE-3); an ingress leaf splits its uplinks into
+ * sub-groups (EE-2) and installs each prefix over the sub-group its
+ * remote (router ID, group ID) is mapped to (EE-4), with FARE's weights
+ * inside the sub-group. The algorithms (codec, layout, map) are in core/;
+ * this file is the glue.
+ */
+#include <zebra.h>
+
+#include "if.h"
+#include "linklist.h"
+#include "memory.h"
+#include "plist.h"
+#include "prefix.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_attr.h"
+#include "bgpd/bgp_ecommunity.h"
+#include "bgpd/bgp_mpath.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+
+#include "bgpd/fare/bgp_fare.h"
+
+DEFINE_MTYPE_STATIC(FARE, FARE_ECMP, "FARE Enhanced ECMP");
+
+#define FARE_ECMP_SWEEP_SECONDS 10
+
+struct fare_ecmp_egress {
+	uint16_t group;
+	char *plist; /* NULL: every originated route no other line takes */
+};
+
+struct fare_ecmp_member {
+	char *ifname;
+	uint32_t subgroup; /* 1-based, as configured */
+};
+
+struct fare_ecmp_pin {
+	struct fare_ecmp_key key;
+	uint32_t subgroup; /* 1-based */
+};
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                        */
+/* ------------------------------------------------------------------ */
+
+static void fare_ecmp_egress_free(void *arg)
+{
+	struct fare_ecmp_egress *eg = arg;
+
+	XFREE(MTYPE_FARE_ECMP, eg->plist);
+	XFREE(MTYPE_FARE_ECMP, eg);
+}
+
+static void fare_ecmp_member_free(void *arg)
+{
+	struct fare_ecmp_member *m = arg;
+
+	XFREE(MTYPE_FARE_ECMP, m->ifname);
+	XFREE(MTYPE_FARE_ECMP, m);
+}
+
+static void fare_ecmp_pin_free(void *arg)
+{
+	XFREE(MTYPE_FARE_ECMP, arg);
+}
+
+void fare_ecmp_init(struct fare_instance *fi)
+{
+	fi->ecmp.subtype = FARE_GROUPID_SUBTYPE_DEFAULT;
+	fi->ecmp.egress = list_new();
+	fi->ecmp.egress->del = fare_ecmp_egress_free;
+	fi->ecmp.members = list_new();
+	fi->ecmp.members->del = fare_ecmp_member_free;
+	fi->ecmp.pins = list_new();
+	fi->ecmp.pins->del = fare_ecmp_pin_free;
+}
+
+static void fare_ecmp_layout_clear(struct fare_instance *fi)
+{
+	size_t i;
+
+	for (i = 0; i < fi->ecmp.n_uplinks; i++)
+		XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplinks[i]);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplinks);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplink_subgroup);
+	fi->ecmp.n_uplinks = 0;
+	fi->ecmp.n_subgroups = 0;
+}
+
+void fare_ecmp_fini(struct fare_instance *fi)
+{
+	event_cancel(&fi->ecmp.t_sweep);
+	list_delete(&fi->ecmp.egress);
+	list_delete(&fi->ecmp.members);
+	list_delete(&fi->ecmp.pins);
+	fare_ecmp_layout_clear(fi);
+	if (fi->ecmp.map)
+		fare_ecmp_map_free(fi->ecmp.map);
+	fi->ecmp.map = NULL;
+}
+
+/* Egress grouping configured: lines kept in group order. */
+void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *plist, bool set)
+{
+	struct fare_ecmp_egress *eg;
+	struct listnode *node;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg))
+		if (eg->group == group)
+			break;
+	if (!set) {
+		if (eg) {
+			listnode_delete(fi->ecmp.egress, eg);
+			fare_ecmp_egress_free(eg);
+		}
+		return;
+	}
+	if (!eg) {
+		struct fare_ecmp_egress *next;
+
+		eg = XCALLOC(MTYPE_FARE_ECMP, sizeof(*eg));
+		eg->group = group;
+		for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, next))
+			if (next->group > group)
+				break;
+		if (node)
+			listnode_add_before(fi->ecmp.egress, node, eg);
+		else
+			listnode_add(fi->ecmp.egress, eg);
+	}
+	XFREE(MTYPE_FARE_ECMP, eg->plist);
+	if (plist)
+		eg->plist = XSTRDUP(MTYPE_FARE_ECMP, plist);
+}
+
+/* Explicit sub-group membership of an uplink (0: remove). */
+void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t subgroup)
+{
+	struct fare_ecmp_member *m;
+	struct listnode *node;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+		if (strmatch(m->ifname, ifname))
+			break;
+	if (!subgroup) {
+		if (m) {
+			listnode_delete(fi->ecmp.members, m);
+			fare_ecmp_member_free(m);
+		}
+		return;
+	}
+	if (!m) {
+		m = XCALLOC(MTYPE_FARE_ECMP, sizeof(*m));
+		m->ifname = XSTRDUP(MTYPE_FARE_ECMP, ifname);
+		listnode_add(fi->ecmp.members, m);
+	}
+	m->subgroup = subgroup;
+}
+
+static int fare_ecmp_key_cmp(struct fare_ecmp_key a, struct fare_ecmp_key b)
+{
+	if (a.router_id != b.router_id)
+		return a.router_id < b.router_id ? -1 : 1;
+	return a.group_id < b.group_id ? -1 : a.group_id > b.group_id;
+}
+
+/* The operator's map entry for a remote group (subgroup 0: remove). */
+void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup)
+{
+	struct fare_ecmp_pin *pin;
+	struct listnode *node;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.pins, node, pin))
+		if (!fare_ecmp_key_cmp(pin->key, key))
+			break;
+	if (!subgroup) {
+		if (pin) {
+			listnode_delete(fi->ecmp.pins, pin);
+			fare_ecmp_pin_free(pin);
+		}
+		if (fi->ecmp.map)
+			fare_ecmp_map_clear_explicit(fi->ecmp.map, key);
+		return;
+	}
+	if (!pin) {
+		pin = XCALLOC(MTYPE_FARE_ECMP, sizeof(*pin));
+		pin->key = key;
+		listnode_add(fi->ecmp.pins, pin);
+	}
+	pin->subgroup = subgroup;
+	if (fi->ecmp.map)
+		fare_ecmp_map_set_explicit(fi->ecmp.map, key, subgroup - 1);
+}
+
+bool fare_ecmp_ingress_enabled(const struct fare_instance *fi)
+{
+	return fi->ecmp.subgroup_size || listcount(fi->ecmp.members);
+}
+
+/* ------------------------------------------------------------------ */
+/* Egress: the GroupID of an originated route (EE-3)                    */
+/* ------------------------------------------------------------------ */
+
+/* The group an originated prefix is tagged with, 0 for none: the lowest
+ * group whose prefix-list permits it, else the line without one.
+ */
+uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p)
+{
+	struct fare_ecmp_egress *eg;
+	struct listnode *node;
+	uint16_t fallback = 0;
+	afi_t afi = family2afi(p->family);
+
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg)) {
+		struct prefix_list *plist;
+
+		if (!eg->plist) {
+			if (!fallback)
+				fallback = eg->group;
+			continue;
+		}
+		plist = prefix_list_lookup(afi, eg->plist);
+		if (plist && prefix_list_apply(plist, p) == PREFIX_PERMIT)
+			return eg->group;
+	}
+	return fallback;
+}
+
+/* The route's usable GroupID (EE-3), if it carries one. */
+bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
+			     struct fare_groupid *gid)
+{
+	struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
+	uint32_t i;
+
+	if (!ecom || ecom->unit_size != FARE_GROUPID_SIZE)
+		return false;
+	for (i = 0; i < ecom->size; i++) {
+		const uint8_t *val = ecom->val + i * ecom->unit_size;
+
+		if (fare_groupid_decode(val, FARE_GROUPID_SIZE, fi->ecmp.subtype, gid) ==
+		    FARE_GROUPID_VALID)
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ingress: sub-groups of the uplinks (EE-2)                            */
+/* ------------------------------------------------------------------ */
+
+/* The interface a path leaves on: the session's. */
+static const char *fare_ecmp_path_ifname(const struct bgp_path_info *pi)
+{
+	const struct peer *peer = pi->peer;
+	const struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp : peer->ifp;
+
+	if (peer->conf_if)
+		return peer->conf_if;
+	return ifp ? ifp->name : NULL;
+}
+
+static int fare_ecmp_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* EE-2: the uplinks and their sub-groups, rebuilt after any change of
+ * configuration or sessions. Uplinks are the interfaces of the
+ * instance's configured neighbors (established or not, so that a failed
+ * link keeps its place), boundary neighbors aside, in name order; split
+ * by size, or as the operator's "bgp fare ecmp-subgroup" lines say.
+ */
+static void fare_ecmp_layout_update(struct fare_instance *fi)
+{
+	struct listnode *node;
+	struct peer *peer;
+	struct fare_ecmp_member *m;
+	size_t n = 0, cap, i, j;
+	char **names;
+	uint32_t *given = NULL;
+	int k;
+
+	if (fi->ecmp.layout_generation == fare_generation_now())
+		return;
+	fare_ecmp_layout_clear(fi);
+	fi->ecmp.layout_generation = fare_generation_now();
+
+	if (listcount(fi->ecmp.members)) {
+		cap = listcount(fi->ecmp.members);
+		names = XCALLOC(MTYPE_FARE_ECMP, cap * sizeof(*names));
+		for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+			names[n++] = XSTRDUP(MTYPE_FARE_ECMP, m->ifname);
+	} else {
+		cap = listcount(fi->bgp->peer);
+		names = XCALLOC(MTYPE_FARE_ECMP, (cap ? cap : 1) * sizeof(*names));
+		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
+			const struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp
+									: peer->ifp;
+			const char *name = peer->conf_if ? peer->conf_if : ifp ? ifp->name : NULL;
+
+			if (!name || n >= cap || fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY))
+				continue;
+			names[n++] = XSTRDUP(MTYPE_FARE_ECMP, name);
+		}
+	}
+	qsort(names, n, sizeof(*names), fare_ecmp_name_cmp);
+	/* one entry per interface */
+	for (i = 0, j = 0; i < n; i++) {
+		if (j && strmatch(names[j - 1], names[i])) {
+			XFREE(MTYPE_FARE_ECMP, names[i]);
+			continue;
+		}
+		names[j++] = names[i];
+	}
+	n = j;
+	fi->ecmp.uplinks = names;
+	fi->ecmp.n_uplinks = n;
+	fi->ecmp.uplink_subgroup = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(uint32_t));
+	if (listcount(fi->ecmp.members)) {
+		given = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(*given));
+		for (i = 0; i < n; i++)
+			for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+				if (strmatch(m->ifname, names[i]))
+					given[i] = m->subgroup;
+		k = fare_ecmp_layout_explicit(n, given, fi->ecmp.uplink_subgroup);
+		XFREE(MTYPE_FARE_ECMP, given);
+	} else {
+		k = fare_ecmp_layout_uniform(n, fi->ecmp.subgroup_size, fi->ecmp.uplink_subgroup);
+	}
+	fi->ecmp.n_subgroups = k > 0 ? k : 0;
+
+	if (!fi->ecmp.map) {
+		struct fare_ecmp_pin *pin;
+
+		fi->ecmp.map = fare_ecmp_map_new(fi->ecmp.n_subgroups);
+		for (ALL_LIST_ELEMENTS_RO(fi->ecmp.pins, node, pin))
+			fare_ecmp_map_set_explicit(fi->ecmp.map, pin->key, pin->subgroup - 1);
+	} else if (fare_ecmp_map_subgroups(fi->ecmp.map) != fi->ecmp.n_subgroups) {
+		fare_ecmp_map_set_subgroups(fi->ecmp.map, fi->ecmp.n_subgroups);
+		fare_instance_refresh_later(fi, "ECMP sub-groups changed");
+	}
+}
+
+/* 0-based sub-group of an interface, FARE_ECMP_SUBGROUP_NONE if none */
+static uint32_t fare_ecmp_uplink_subgroup(struct fare_instance *fi, const char *ifname)
+{
+	char **found;
+
+	if (!ifname || !fi->ecmp.n_uplinks)
+		return FARE_ECMP_SUBGROUP_NONE;
+	found = bsearch(&ifname, fi->ecmp.uplinks, fi->ecmp.n_uplinks, sizeof(char *),
+			fare_ecmp_name_cmp);
+	return found ? fi->ecmp.uplink_subgroup[found - fi->ecmp.uplinks] : FARE_ECMP_SUBGROUP_NONE;
+}
+
+static void fare_ecmp_sweep_schedule(struct fare_instance *fi);
+
+/* EE-4: restrict a prefix's next hops to its remote group's sub-group,
+ * with FARE's weights computed anew over the sub-group's usable members
+ * (WP-3's integer reduction within the limits), or equal weights where
+ * FARE falls back to plain ECMP. Without a usable member in the
+ * sub-group, the full set stays (never a blackhole). fp->ee says what
+ * was done; fp->weights are then the weights to install.
+ */
+void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best, struct fare_prefix *fp)
+{
+	static double bw[MULTIPATH_NUM];
+	static uint32_t weights[MULTIPATH_NUM];
+	struct fare_ecmp_selection *sel = &fp->ee;
+	struct fare_wcmp_limits lim = { .max_weight = fi->max_weight,
+					.max_members = fi->max_members };
+	struct bgp_path_info *pi;
+	bool any = false;
+	size_t i;
+	int sg;
+
+	sel->has_gid = false;
+	sel->applied = false;
+	sel->fallback = false;
+	sel->subgroup = FARE_ECMP_SUBGROUP_NONE;
+	sel->reason = NULL;
+	if (!fare_ecmp_ingress_enabled(fi) || !best || !fp->n)
+		return;
+	memset(sel->member, 0, fp->n * sizeof(sel->member[0]));
+	if (!fare_ecmp_route_groupid(fi, best->attr, &sel->gid)) {
+		sel->reason = "no GroupID";
+		return;
+	}
+	sel->has_gid = true;
+	fare_ecmp_layout_update(fi);
+	sg = fare_ecmp_map_lookup_or_add(fi->ecmp.map,
+					 (struct fare_ecmp_key){ .router_id = sel->gid.router_id,
+								 .group_id = sel->gid.group_id });
+	fare_ecmp_sweep_schedule(fi);
+	if (sg < 0) {
+		sel->reason = "no sub-groups";
+		return;
+	}
+	sel->subgroup = sg;
+	for (i = 0, pi = best; pi && i < fp->n; i++, pi = bgp_path_info_mpath_next(pi)) {
+		bool usable = fp->out.wcmp ? fp->weights[i] > 0 : true;
+
+		sel->member[i] = fare_ecmp_uplink_subgroup(fi, fare_ecmp_path_ifname(pi)) ==
+				 (uint32_t)sg;
+		bw[i] = sel->member[i] && usable ? (fp->out.wcmp ? fp->path_bw[i] : 1) : 0;
+		any |= bw[i] > 0;
+	}
+	if (!any || fare_wcmp_weights(bw, fp->n, &lim, weights) < 0) {
+		sel->reason = "fallback: no usable member in the sub-group";
+		sel->fallback = true;
+		return;
+	}
+	memcpy(fp->weights, weights, fp->n * sizeof(weights[0]));
+	sel->applied = true;
+	sel->reason = "sub-group";
+}
+
+/* ------------------------------------------------------------------ */
+/* Remote groups that are gone                                          */
+/* ------------------------------------------------------------------ */
+
+static int fare_ecmp_key_qcmp(const void *a, const void *b)
+{
+	return fare_ecmp_key_cmp(*(const struct fare_ecmp_key *)a, *(const struct fare_ecmp_key *)b);
+}
+
+/* EE-4: a remote group no route carries any more leaves the map (which
+ * may move one other group to keep the balance): found by a walk of the
+ * instance's routes every FARE_ECMP_SWEEP_SECONDS while the map has
+ * groups.
+ */
+static void fare_ecmp_sweep(struct event *event)
+{
+	struct fare_instance *fi = EVENT_ARG(event);
+	struct fare_ecmp_key *seen = NULL;
+	struct fare_ecmp_map_entry *entries;
+	size_t n_seen = 0, cap = 0, n, i;
+	bool changed = false;
+	afi_t afi;
+
+	if (!fi->ecmp.map || !fare_ecmp_map_count(fi->ecmp.map))
+		return;
+	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
+		struct bgp_table *table = fi->bgp->rib[afi][SAFI_UNICAST];
+		struct bgp_dest *dest;
+
+		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest)) {
+			struct bgp_path_info *best = fare_dest_selected(dest);
+			struct fare_groupid gid;
+
+			if (!best || fare_route_is_local(fi->bgp, best) ||
+			    !fare_ecmp_route_groupid(fi, best->attr, &gid))
+				continue;
+			if (n_seen == cap) {
+				cap = cap ? 2 * cap : 64;
+				seen = XREALLOC(MTYPE_FARE_ECMP, seen, cap * sizeof(*seen));
+			}
+			seen[n_seen++] = (struct fare_ecmp_key){ .router_id = gid.router_id,
+								 .group_id = gid.group_id };
+		}
+	}
+	qsort(seen, n_seen, sizeof(*seen), fare_ecmp_key_qcmp);
+
+	n = fare_ecmp_map_count(fi->ecmp.map);
+	entries = XCALLOC(MTYPE_FARE_ECMP, n * sizeof(*entries));
+	fare_ecmp_map_dump(fi->ecmp.map, entries, n);
+	for (i = 0; i < n; i++) {
+		if (!entries[i].present || (n_seen && bsearch(&entries[i].key, seen, n_seen,
+							      sizeof(*seen), fare_ecmp_key_qcmp)))
+			continue;
+		fare_ecmp_map_remove(fi->ecmp.map, entries[i].key);
+		changed = true;
+	}
+	XFREE(MTYPE_FARE_ECMP, entries);
+	XFREE(MTYPE_FARE_ECMP, seen);
+	if (changed)
+		fare_instance_refresh_later(fi, "remote ECMP group gone");
+	fare_ecmp_sweep_schedule(fi);
+}
+
+static void fare_ecmp_sweep_schedule(struct fare_instance *fi)
+{
+	if (!fi->ecmp.t_sweep)
+		event_add_timer(bm->master, fare_ecmp_sweep, fi, FARE_ECMP_SWEEP_SECONDS,
+				&fi->ecmp.t_sweep);
+}
+
+/* ------------------------------------------------------------------ */
+/* Show                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Routes per remote group, for "show bgp fare ecmp-groups". */
+static uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key)
+{
+	uint32_t count = 0;
+	afi_t afi;
+
+	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
+		struct bgp_table *table = fi->bgp->rib[afi][SAFI_UNICAST];
+		struct bgp_dest *dest;
+
+		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest)) {
+			struct bgp_path_info *best = fare_dest_selected(dest);
+			struct fare_groupid gid;
+
+			if (best && !fare_route_is_local(fi->bgp, best) &&
+			    fare_ecmp_route_groupid(fi, best->attr, &gid) &&
+			    gid.router_id == key.router_id && gid.group_id == key.group_id)
+				count++;
+		}
+	}
+	return count;
+}
+
+void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json)
+{
+	json_object *jsgs = NULL, *jgroups = NULL;
+	struct fare_ecmp_map_entry *entries = NULL;
+	size_t n = 0, i;
+	uint32_t sg;
+
+	fare_ecmp_layout_update(fi);
+	if (json) {
+		jsgs = json_object_new_array();
+		jgroups = json_object_new_array();
+		json_object_boolean_add(json, "ingressGrouping", fare_ecmp_ingress_enabled(fi));
+		json_object_int_add(json, "subgroupSize", fi->ecmp.subgroup_size);
+		json_object_int_add(json, "groupIdSubType", fi->ecmp.subtype);
+	} else {
+		vty_out(vty, "Enhanced ECMP, %s: ingress sub-groups %s, GroupID sub-type 0x%02x\n",
+			fi->bgp->name_pretty,
+			!fare_ecmp_ingress_enabled(fi) ? "off"
+			: listcount(fi->ecmp.members)  ? "explicit"
+						       : "by size",
+			fi->ecmp.subtype);
+	}
+	for (sg = 0; sg < fi->ecmp.n_subgroups; sg++) {
+		json_object *jsg = NULL, *jifs = NULL;
+
+		if (json) {
+			jsg = json_object_new_object();
+			jifs = json_object_new_array();
+			json_object_int_add(jsg, "subgroup", sg + 1);
+		} else {
+			vty_out(vty, "  sub-group %u:", sg + 1);
+		}
+		for (i = 0; i < fi->ecmp.n_uplinks; i++) {
+			if (fi->ecmp.uplink_subgroup[i] != sg)
+				continue;
+			if (json)
+				json_object_array_add(jifs,
+						      json_object_new_string(fi->ecmp.uplinks[i]));
+			else
+				vty_out(vty, " %s", fi->ecmp.uplinks[i]);
+		}
+		if (json) {
+			json_object_object_add(jsg, "interfaces", jifs);
+			json_object_array_add(jsgs, jsg);
+		} else {
+			vty_out(vty, "\n");
+		}
+	}
+	if (fi->ecmp.map) {
+		n = fare_ecmp_map_count(fi->ecmp.map);
+		entries = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(*entries));
+		fare_ecmp_map_dump(fi->ecmp.map, entries, n);
+	}
+	if (!json && n)
+		vty_out(vty, "  %-16s %-7s %-9s %-9s %s\n", "Remote router", "Group", "Sub-group",
+			"Explicit", "Prefixes");
+	for (i = 0; i < n; i++) {
+		const struct fare_ecmp_map_entry *e = &entries[i];
+		struct in_addr rid = { .s_addr = htonl(e->key.router_id) };
+		uint32_t prefixes = fare_ecmp_count_prefixes(fi, e->key);
+
+		if (json) {
+			json_object *jg = json_object_new_object();
+
+			json_object_string_addf(jg, "routerId", "%pI4", &rid);
+			json_object_int_add(jg, "groupId", e->key.group_id);
+			if (e->subgroup != FARE_ECMP_SUBGROUP_NONE)
+				json_object_int_add(jg, "subgroup", e->subgroup + 1);
+			json_object_boolean_add(jg, "explicit", e->pinned);
+			json_object_boolean_add(jg, "present", e->present);
+			json_object_int_add(jg, "prefixes", prefixes);
+			json_object_array_add(jgroups, jg);
+		} else {
+			char sgbuf[16] = "-";
+
+			if (e->subgroup != FARE_ECMP_SUBGROUP_NONE)
+				snprintf(sgbuf, sizeof(sgbuf), "%u", e->subgroup + 1);
+			vty_out(vty, "  %-16pI4 %-7u %-9s %-9s %u\n", &rid, e->key.group_id, sgbuf,
+				e->pinned ? "yes" : "no", prefixes);
+		}
+	}
+	XFREE(MTYPE_FARE_ECMP, entries);
+	if (json) {
+		json_object_object_add(json, "subgroups", jsgs);
+		json_object_object_add(json, "remoteGroups", jgroups);
+	}
+}
+
+void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi)
+{
+	struct fare_ecmp_egress *eg;
+	struct fare_ecmp_member *m;
+	struct fare_ecmp_pin *pin;
+	struct listnode *node;
+
+	if (fi->ecmp.subtype != FARE_GROUPID_SUBTYPE_DEFAULT)
+		vty_out(vty, " bgp fare ecmp-group-id sub-type %u\n", fi->ecmp.subtype);
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg)) {
+		if (eg->plist)
+			vty_out(vty, " bgp fare ecmp-group-id %u prefix-list %s\n", eg->group,
+				eg->plist);
+		else
+			vty_out(vty, " bgp fare ecmp-group-id %u\n", eg->group);
+	}
+	if (fi->ecmp.subgroup_size)
+		vty_out(vty, " bgp fare ecmp-subgroups size %u\n", fi->ecmp.subgroup_size);
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+		vty_out(vty, " bgp fare ecmp-subgroup %u interface %s\n", m->subgroup, m->ifname);
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.pins, node, pin)) {
+		struct in_addr rid = { .s_addr = htonl(pin->key.router_id) };
+
+		vty_out(vty, " bgp fare ecmp-group-map %pI4 %u subgroup %u\n", &rid,
+			pin->key.group_id, pin->subgroup);
+	}
+}
