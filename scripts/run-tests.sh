@@ -23,8 +23,8 @@ for log in "$BUILD"/core/tests/unit/test_*.log; do
 done
 [ -z "${unit_failed:-}" ] || { echo "unit tests failed" >&2; exit 1; }
 
-echo "=== fuzzing (libFuzzer, 20 s per target) ==="
-(cd "$BUILD/core" && make -s fuzz FUZZ_SECONDS=20) || { echo "fuzzing failed" >&2; exit 1; }
+echo "=== fuzzing (libFuzzer, 12 s per target) ==="
+(cd "$BUILD/core" && make -s fuzz FUZZ_SECONDS=12) || { echo "fuzzing failed" >&2; exit 1; }
 
 echo "=== YANG model (yanglint) ==="
 bash "$TOP/tests/yang/check-yang.sh"
