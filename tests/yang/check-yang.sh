@@ -91,6 +91,34 @@ cat >"$tmp/good.json" <<'EOF'
             "factor": 2
           }
         ],
+        "ecmp-group-id": {
+          "sub-type": 71,
+          "group": [
+            {
+              "id": 1,
+              "prefix-list": "RACK-A"
+            },
+            {
+              "id": 2
+            }
+          ]
+        },
+        "ecmp-subgroups": {
+          "size": 4,
+          "member": [
+            {
+              "interface": "swp1",
+              "subgroup": 1
+            }
+          ],
+          "map": [
+            {
+              "router-id": "10.255.0.3",
+              "group-id": 2,
+              "subgroup": 1
+            }
+          ]
+        },
         "neighbor": [
           {
             "name": "10.0.0.1",
@@ -164,6 +192,10 @@ bad originate-junk '{ "vrf": "default", "originate": { "bandwidth": "fast" } }'
 bad role-unknown '{ "vrf": "default", "role": "spine" }'
 bad unknown-node '{ "vrf": "default", "spray": true }'
 bad vrf-too-long '{ "vrf": "0123456789012345678901234567890123456" }'
+bad group-zero '{ "vrf": "default", "ecmp-group-id": { "group": [ { "id": 0 } ] } }'
+bad subgroup-size-zero '{ "vrf": "default", "ecmp-subgroups": { "size": 0 } }'
+bad subgroup-missing '{ "vrf": "default", "ecmp-subgroups": { "member": [ { "interface": "swp1" } ] } }'
+bad map-router-id '{ "vrf": "default", "ecmp-subgroups": { "map": [ { "router-id": "10.255.0", "group-id": 1, "subgroup": 1 } ] } }'
 
 echo "1 passed, 0 failed"
 exit 0
