@@ -177,6 +177,7 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 	fi->multihoming->del = fare_multihoming_free;
 	fare_peer_views_init(&fi->peer_views);
 	fare_ecmp_init(fi);
+	fare_ingress_init(fi);
 	listnode_add(fare_instances, fi);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT || listcount(fare_instances) > 1)
 		fare_display_refresh();
@@ -192,6 +193,7 @@ static void fare_instance_free(struct fare_instance *fi)
 		XFREE(MTYPE_FARE_PEER_VIEW, view);
 	fare_peer_views_fini(&fi->peer_views);
 	fare_ecmp_fini(fi);
+	fare_ingress_fini(fi);
 	fare_state_changed();
 	listnode_delete(fare_instances, fi);
 	list_delete(&fi->link_states);
@@ -880,6 +882,11 @@ static int fare_route_selected(struct bgp *bgp, afi_t afi, safi_t safi, struct b
 {
 	struct fare_result *res;
 
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	/* EE-1: the ingress tables follow (withdrawals included) */
+	if (fi)
+		fare_ingress_note(fi, dest);
 	if (!fare_results)
 		return 0;
 	res = fare_result_slot(dest);
@@ -1070,6 +1077,19 @@ static int fare_ecommunity_str(const uint8_t *val, size_t unit_size, char *buf, 
 	return 1;
 }
 
+/* The weights zebra has for the n paths from best: FARE's (EE-4 applied),
+ * or all 1 for plain ECMP (EE-1 apportions ingress ports by them).
+ */
+void fare_installed_weights(struct fare_instance *fi, struct bgp_dest *dest,
+			    struct bgp_path_info *best, uint32_t *weights, size_t n)
+{
+	struct fare_result *res = fare_result_get(fi, dest, best);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		weights[i] = res->weighted && i < res->n ? fare_result_weight(res, i) : 1;
+}
+
 /* FARE-7/WP-3: weights of a route's nexthops for zebra. */
 static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 				      struct bgp_path_info *best, uint64_t *weights,
@@ -1094,6 +1114,7 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 			weights[i] = fare_result_weight(res, i);
 		ret = 1;
 	}
+	fare_ingress_note(fi, dest); /* EE-1 */
 	if (res->wcmp && ret) {
 		fare_counters.wcmp_routes++;
 		fare_counters.dropped_paths += res->dropped;

@@ -97,6 +97,26 @@ struct fare_ecmp_state {
 	struct event *t_sweep;
 };
 
+/* Enhanced ECMP ingress-interface grouping (EE-1), bgp_fare_ingress.c:
+ * kernel table of interface k of group g (policy rule "iif IF lookup").
+ */
+#define FARE_INGRESS_TABLE_BASE 1000000
+
+PREDECL_HASH(fare_ingress_prefixes);
+struct fare_ingress_prefix {
+	struct fare_ingress_prefixes_item item;
+	struct prefix p;
+	bool pending;	/* to be synced */
+	bool installed; /* in the ingress tables */
+};
+
+struct fare_ingress_state {
+	struct list *ifs; /* struct fare_ingress_if, (group, name) order */
+	struct fare_ingress_prefixes_head prefixes;
+	bool rules_installed;
+	struct event *t_sync;
+};
+
 /* FARE configuration of one BGP instance. */
 struct fare_instance {
 	struct bgp *bgp;
@@ -117,6 +137,7 @@ struct fare_instance {
 	struct list *multihoming; /* struct fare_multihoming */
 	struct fare_peer_views_head peer_views;
 	struct fare_ecmp_state ecmp;
+	struct fare_ingress_state ingress;
 	struct event *t_refresh; /* fare_instance_refresh_later() */
 	const char *refresh_why;
 	bool refresh_all; /* else only prefixes via peers marked in
@@ -219,5 +240,19 @@ extern void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best
 			    struct fare_prefix *fp);
 extern void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json);
 extern void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi);
+extern void fare_installed_weights(struct fare_instance *fi, struct bgp_dest *dest,
+				   struct bgp_path_info *best, uint32_t *weights, size_t n);
+
+/* EE-1 (bgp_fare_ingress.c) */
+extern void fare_ingress_init(struct fare_instance *fi);
+extern void fare_ingress_fini(struct fare_instance *fi);
+extern bool fare_ingress_enabled(const struct fare_instance *fi);
+extern uint32_t fare_ingress_table(uint32_t group, uint32_t index);
+extern void fare_ingress_note(struct fare_instance *fi, const struct bgp_dest *dest);
+extern void fare_ingress_flush(struct fare_instance *fi);
+extern void fare_ingress_resync(struct fare_instance *fi);
+extern void fare_ingress_if_set(struct fare_instance *fi, const char *ifname, uint32_t group);
+extern void fare_ingress_config_write(struct vty *vty, struct fare_instance *fi);
+extern void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *json);
 
 #endif /* _BGP_FARE_H */

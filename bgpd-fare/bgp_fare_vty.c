@@ -72,7 +72,9 @@ DEFPY(bgp_fare_enable, bgp_fare_enable_cmd, "[no] bgp fare",
 
 	if (fi->enabled == !no)
 		return CMD_SUCCESS;
+	fare_ingress_flush(fi);
 	fi->enabled = !no;
+	fare_ingress_resync(fi);
 	fare_instance_refresh_later(fi, no ? "disabled" : "enabled");
 	return CMD_SUCCESS;
 }
@@ -360,6 +362,25 @@ DEFPY(bgp_fare_ecmp_group_map, bgp_fare_ecmp_group_map_cmd,
 
 	fare_ecmp_pin_set(fi, key, no ? 0 : sg);
 	fare_instance_refresh_later(fi, "ECMP group map changed");
+	return CMD_SUCCESS;
+}
+
+DEFPY(bgp_fare_ecmp_ingress_group, bgp_fare_ecmp_ingress_group_cmd,
+      "[no] bgp fare ecmp-ingress-group (1-64)$grp interface IFNAME$ifname",
+      NO_STR BGP_STR FARE_STR
+      "Ingress-interface grouping: the k-th interface of a group leaves by the k-th member (EE-1)\n"
+      "Group\n"
+      "Ingress interface (its index in the group: name order)\n"
+      "Interface name\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (bgp->inst_type != BGP_INSTANCE_TYPE_DEFAULT) {
+		vty_out(vty, "%% Ingress-interface grouping is for the default instance only\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	fare_ingress_if_set(fi, ifname, no ? 0 : grp);
 	return CMD_SUCCESS;
 }
 
@@ -958,6 +979,24 @@ DEFPY(show_bgp_fare_ecmp_groups, show_bgp_fare_ecmp_groups_cmd,
 	return CMD_SUCCESS;
 }
 
+DEFPY(show_bgp_fare_ecmp_ingress, show_bgp_fare_ecmp_ingress_cmd,
+      "show bgp [vrf NAME$vrf_name] fare ecmp-ingress [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
+      "Enhanced ECMP: ingress-interface groups and their tables (EE-1)\n" JSON_STR)
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	json_object *json = NULL;
+
+	if (!bgp)
+		return CMD_WARNING;
+	if (uj)
+		json = json_object_new_object();
+	fare_ingress_show(vty, fare_instance_get(bgp), json);
+	if (uj)
+		vty_json(vty, json);
+	return CMD_SUCCESS;
+}
+
 DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
       "show bgp [vrf NAME$vrf_name] <ipv4$v4|ipv6$v6> fare [<A.B.C.D/M|X:X::X:X/M>$prefix] [json$uj]",
       SHOW_STR BGP_STR VRF_CMD_HELP_STR "IPv4 unicast\n" "IPv6 unicast\n" FARE_STR
@@ -1075,6 +1114,7 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n", mh->plist,
 			mh->factor);
 	fare_ecmp_config_write(vty, fi);
+	fare_ingress_config_write(vty, fi);
 	for (ALL_LIST_ELEMENTS_RO(fi->peers, node, pc)) {
 		if (CHECK_FLAG(pc->set, FARE_PEER_LINK_BW)) {
 			fare_bw_config_str(buf, sizeof(buf), pc->link_bw);
@@ -1109,6 +1149,7 @@ void fare_vty_init(void)
 	install_element(BGP_NODE, &bgp_fare_ecmp_subgroups_cmd);
 	install_element(BGP_NODE, &bgp_fare_ecmp_subgroup_member_cmd);
 	install_element(BGP_NODE, &bgp_fare_ecmp_group_map_cmd);
+	install_element(BGP_NODE, &bgp_fare_ecmp_ingress_group_cmd);
 	install_element(BGP_NODE, &neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &no_neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &neighbor_fare_flag_cmd);
@@ -1119,4 +1160,5 @@ void fare_vty_init(void)
 	install_element(VIEW_NODE, &show_bgp_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_afi_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_ecmp_groups_cmd);
+	install_element(VIEW_NODE, &show_bgp_fare_ecmp_ingress_cmd);
 }

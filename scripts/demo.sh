@@ -3,15 +3,19 @@
 # real FRR daemons in network namespaces, and print what FARE does there.
 # Run as root on Debian 12.
 #
-# usage: scripts/demo.sh [clos|whitepaper] [pytest args...]
+# usage: scripts/demo.sh [clos|whitepaper|ecmp] [pytest args...]
 #   clos (default): 3-stage fabric, one degraded link, FARE vs ECMP traffic
 #   whitepaper: the white paper's worked example in averaged mode (WP-4)
+#   ecmp: Enhanced ECMP, 4 elephant flows from 4 host ports over 4 uplinks,
+#         hash ECMP against ingress-interface grouping (EE-1), per uplink
 set -euo pipefail
 
 demo=fare_demo
+demodir=demo
 case "${1:-}" in
 clos) shift ;;
 whitepaper) demo=fare_demo_whitepaper; shift ;;
+ecmp) demo=fare_ecmp_ingress; demodir=topotests; shift ;;
 esac
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +24,7 @@ export BUILD
 
 "$TOP/scripts/build.sh"
 "$TOP/scripts/setup-test-env.sh"
-ln -sfn "$TOP/demo/$demo" "$BUILD/frr/tests/topotests/$demo"
+ln -sfn "$TOP/$demodir/$demo" "$BUILD/frr/tests/topotests/$demo"
 
 export FARE_REPORT=$BUILD/demo-report.txt
 rm -f "$FARE_REPORT"

@@ -1,0 +1,647 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_ecmp_ingress.py: Enhanced ECMP ingress-interface grouping (EE-1)
+with FARE weights. The ingress leaf puts host-facing interfaces in groups;
+the k-th interface of a group (interface-name order) sends its traffic
+towards a multipath prefix out of the k-th member of that prefix's
+weighted next-hop list instead of by the flow hash, so the n ingress ports
+of a group map onto n distinct egress ports.
+
+        spine1     spine2     spine3     spine4        (AS 65000)
+          | \\       | \\       | \\       | \\
+          |  +-------|--+------|---+-----|---+------+
+          |          |         |         |          |
+        leaf1 (to-s1..to-s4, 800G each)          leaf2 (to-s1..to-s4, 800G)
+        (AS 65101)                               (AS 65102)
+    to-h11 to-h12 to-h13 to-h14                    to-h
+       |      |      |      |                        |
+      h11    h12    h13    h14                       h2
+ 172.16.11.10 .12.10 .13.10 .14.10              172.16.2.10
+ (each host on its own /24, default route via 172.16.1x.1 on leaf1;
+  leaf1 does not advertise these subnets, it only forwards)
+
+Unnumbered eBGP, one session per leaf-spine link (fare_fabric.Clos3,
+leaves=2, spines=4, hosts=(2,)); h11..h14 and their links are built here.
+Spine j has router ID 10.255.1.(5-j), reversed against its name, so that
+bgpd's member order is not the uplinks' name order (observed: to-s1,
+to-s4, to-s3, to-s2; the test reads it from the fare JSON, not assumes it).
+leaf1's multipath BGP prefixes are leaf2's 172.16.2.0/24 and
+2001:db8:2::/64, over to-s1..to-s4 with FARE weights 1:1:1:1 (800G
+everywhere). leaf1 hashes by L4 (net.ipv4.fib_multipath_hash_policy=1).
+
+leaf1 starts with (in this order, to check the name ordering)
+  bgp fare ecmp-ingress-group 1 interface to-h13
+  bgp fare ecmp-ingress-group 1 interface to-h11
+  bgp fare ecmp-ingress-group 1 interface to-h14
+  bgp fare ecmp-ingress-group 1 interface to-h12
+
+Expected (interface):
+  - group g, interface k (1..n, interface-name order): table
+    T = 1000000 + (g-1)*256 + (k-1); a policy rule `iif IF lookup T`,
+    priority 250, IPv4 and IPv6; group 1 = to-h11 1 1000000, to-h12 2
+    1000001, to-h13 3 1000002, to-h14 4 1000003.
+  - table T has one route per multipath BGP prefix, exactly one next hop:
+    the member chosen for port k. Members = the prefix's paths in the
+    order of `show bgp ipv4|ipv6 fare PREFIX json` (those installed);
+    ports apportioned to members in proportion to the installed kernel
+    weights, largest remainder, ties to the lowest member index, ports
+    handed out in member order (1:1:1:1, 4 ports -> member k;
+    1:1:2:2, 6 ports -> 1,2,3,3,4,4; 1:1:1:3, 4 ports -> 1,2,4,4).
+    So tables 1000000..1000003 hold 172.16.2.0/24 (and 2001:db8:2::/64)
+    via member 1..4 (to-s* in bgpd's order, read from the fare JSON).
+  - `show bgp fare ecmp-ingress json` = {"tableBase": 1000000, "groups":
+    [{"group": 1, "interfaces": [{"interface": "to-h11", "index": 1,
+    "table": 1000000}, ...]}], "prefixes": 2} (2 = the two prefixes
+    above; 0 without groups).
+
+Checks:
+  1. Kernel programming: the JSON above exactly; leaf1's IPv4 and IPv6
+     rules at priority 250 / towards tables >= 1000000 are exactly the 4
+     `iif to-h1k lookup 100000(k-1)`; the routes in every table >= 1000000
+     are exactly 172.16.2.0/24 and 2001:db8:2::/64 via member k, weight 1;
+     running-config has the 4 lines once each.
+  2. Elephant flows (EE-1): each host sends ONE UDP flow of 2000 packets
+     (dport 4791, RoCEv2) to h2: host k's flow leaves leaf1 by member k's
+     uplink only (tx counter delta in [2000, 2000+STRAY], every other
+     uplink in [0, STRAY]; STRAY = packets of leaf1's own in the window:
+     keepalives, RAs); then the 4 flows at once: each uplink carries
+     exactly one flow, delta in [2000, 2000+STRAY].
+  3. Hash contrast: group removed (rules and tables gone), R = 40 runs of
+     4 flows with fresh random source ports, host k sending 20*2^(k-1)
+     packets (so an uplink's delta // 20 is the bit mask of the hosts it
+     carried, its remainder <= STRAY): the share of runs where two flows
+     share an uplink must be 1 - 4!/4^4 = 0.906 within 3 binomial standard
+     errors (3 * 0.046), and each uplink's number of flows over the R runs
+     R within 3 standard deviations of Bin(4R, 1/4) (a hash that is not
+     spreading at all fails); group re-added: the state of 1, and R' = 10
+     runs with random ports have 0 collisions and every flow on its
+     member's uplink.
+  4. Unequal weights: leaf1's to-s1..to-s3 at 200G, to-s4 at 600G: kernel
+     weights {to-s1: 1, to-s2: 1, to-s3: 1, to-s4: 3}; the 4 ports by
+     largest remainder: to-s4's member gets 2 ports, the weight-1 member
+     last in bgpd's order none; tables and elephant flows follow exactly;
+     back to 800G: the state of 1.
+  5. Group changes and removal: without to-h12, the group re-indexes
+     (to-h11 1 1000000, to-h13 2 1000001, to-h14 3 1000002; 3 ports over
+     1:1:1:1 -> members 1, 2, 3) and table 1000003 is gone; to-h13 and
+     to-h14 moved to group 2: tables 1000256 (member 1) and 1000257
+     (member 2), group 1 = to-h11 alone (member 1), and h13's flow leaves
+     by the same uplink as h11's; every line removed: no rule, no route
+     in any table >= 1000000, JSON groups [] and prefixes 0, no line in
+     running-config; the 4 lines again: the state of 1.
+"""
+
+import os
+import random
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from math import sqrt
+
+import pytest
+
+CWD = os.path.dirname(os.path.realpath(__file__))
+sys.path.append(os.path.join(CWD, ".."))
+
+# pylint: disable=C0413
+from lib.topogen import get_topogen
+from fare_common import SENDER, kernel_weights, report, start_fabric, tgen_or_skip, tx_packets, vtysh_json, wait_for
+from fare_fabric import Clos3
+
+pytestmark = [pytest.mark.bgpd]
+
+ASN1 = 65101
+UPLINKS = ["to-s1", "to-s2", "to-s3", "to-s4"]
+HOSTS = ["h11", "h12", "h13", "h14"]  # host k = HOSTS[k-1] behind port to-h1k
+PORTS = ["to-h11", "to-h12", "to-h13", "to-h14"]
+HOST_NET = {h: 10 + k for k, h in enumerate(HOSTS, 1)}  # h11 -> 172.16.11.0/24
+DST = "172.16.2.10"
+P4, P6 = "172.16.2.0/24", "2001:db8:2::/64"
+TABLE_BASE = 1000000
+RULE_PRIO = 250
+DPORT = 4791
+ELEPHANT = 2000
+BASE = 20  # hash runs: host k sends BASE * 2^(k-1) packets
+STRAY = 15  # packets of leaf1's own on an uplink in one measurement window
+R_HASH = 40
+# seed of the hash runs' source ports and of leaf1's multipath hash
+_seed = os.environ.get("FARE_EE_SEED", "2723497204")
+HASH_SEED = (int.from_bytes(os.urandom(4), "big") >> 1) if _seed == "random" else int(_seed)
+R_EE1 = 10
+P_COLLIDE = 1 - 24.0 / 256  # 1 - 4!/4^4
+EQUAL = {u: 1 for u in UPLINKS}
+
+CONFIG_ORDER = ["to-h13", "to-h11", "to-h14", "to-h12"]
+
+
+def group_line(group, ifname):
+    return "bgp fare ecmp-ingress-group {} interface {}".format(group, ifname)
+
+
+START_LINES = [" " + group_line(1, i) for i in CONFIG_ORDER]
+
+# spine j's router ID 10.255.1.(5-j) (Clos3 gives 10.255.1.j): bgpd's member
+# order need not be the uplinks' name order
+FABRIC = Clos3(leaves=2, spines=4, default_gbps=800, hosts=(2,),
+               extra_leaf_config={1: START_LINES},
+               extra_spine_config={j: [" bgp router-id 10.255.1.{}".format(5 - j)] for j in range(1, 5)})
+
+RESULTS = {}
+
+
+def build_topo(tgen):
+    FABRIC.build_topo(tgen)
+    for h, port in zip(HOSTS, PORTS):
+        n = HOST_NET[h]
+        host = tgen.add_host(h, "172.16.{}.10/24".format(n), "via 172.16.{}.1".format(n))
+        tgen.add_link(tgen.gears["leaf1"], host, port, "eth0")
+
+
+def config_of(name):
+    conf = FABRIC.config(name)
+    if name == "leaf1":
+        blocks = "".join("interface {}\n ip address 172.16.{}.1/24\n!\n".format(p, HOST_NET[h])
+                         for h, p in zip(HOSTS, PORTS))
+        head = "hostname leaf1\n!\n"
+        assert head in conf
+        conf = conf.replace(head, head + blocks, 1)
+    return conf
+
+
+def setup_module(mod):
+    tgen = start_fabric(mod, build_topo, config_of)
+    leaf1 = tgen.gears["leaf1"]
+    leaf1.run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
+    leaf1.run("sysctl -w net.ipv6.fib_multipath_hash_policy=1")
+    # a fixed hash seed and fixed source ports (HASH_SEED): the hash runs
+    # give the same figures every time, so the statistical check cannot
+    # flake; FARE_EE_SEED=random draws new ones
+    leaf1.run("sysctl -w net.ipv4.fib_multipath_hash_seed={}".format(HASH_SEED))
+
+
+def teardown_module(_mod):
+    get_topogen().stop_topology()
+
+
+# -- the expected state -------------------------------------------------------
+
+
+def apportion(weights, ports):
+    """Member index (0-based) of each of `ports` ports: ports in proportion
+    to `weights` (member order), largest remainder, ties to the lowest
+    member index, handed out in member order."""
+    total = sum(weights)
+    quotas = [Fraction(ports * w, total) for w in weights]
+    counts = [q.numerator // q.denominator for q in quotas]
+    left = ports - sum(counts)
+    for i in sorted(range(len(weights)), key=lambda i: (-(quotas[i] - counts[i]), i))[:left]:
+        counts[i] += 1
+    return [i for i, c in enumerate(counts) for _ in range(c)]
+
+
+def table_of(group, index):
+    return TABLE_BASE + (group - 1) * 256 + (index - 1)
+
+
+def members(leaf, prefix, ipv6=False):
+    """(interfaces in bgpd's order, installed kernel weight of each)."""
+    afi = "ipv6" if ipv6 else "ipv4"
+    j = vtysh_json(leaf, "show bgp {} fare {} json".format(afi, prefix))
+    paths = j.get("prefixes", {}).get(prefix, {}).get("paths", [])
+    kw = kernel_weights(leaf, prefix, ipv6)
+    # the paths zebra installed (in plain ECMP bgpd's per-path weight is not set)
+    ifs = [p.get("interface") for p in paths if p.get("interface") in kw]
+    return ifs, [kw.get(i) for i in ifs], kw
+
+
+def expected_state(layout, mem):
+    """layout {group: [interfaces]}; mem {"4"/"6": member interface list,
+    member weights}: what leaf1 must show (same shape as observed())."""
+    groups, rules, tables = [], [], {"4": {}, "6": {}}
+    for g in sorted(layout):
+        ifs = sorted(layout[g])
+        groups.append({"group": g, "interfaces": [
+            {"interface": i, "index": k, "table": table_of(g, k)} for k, i in enumerate(ifs, 1)]})
+        for fam, prefix in (("4", P4), ("6", P6)):
+            m_ifs, m_w = mem[fam]
+            chosen = apportion(m_w, len(ifs))
+            for k, i in enumerate(ifs, 1):
+                t = table_of(g, k)
+                tables[fam][t] = {prefix: {m_ifs[chosen[k - 1]]: 1}}
+        rules += [(RULE_PRIO, "all", i, table_of(g, k), ()) for k, i in enumerate(ifs, 1)]
+    return {
+        "json": {"tableBase": TABLE_BASE, "groups": groups, "prefixes": 2 if layout else 0},
+        "rules4": sorted(rules),
+        "rules6": sorted(rules),
+        "tables4": tables["4"],
+        "tables6": tables["6"],
+    }
+
+
+# -- what leaf1 shows ---------------------------------------------------------
+
+
+def ingress_json(leaf):
+    return vtysh_json(leaf, "show bgp fare ecmp-ingress json")
+
+
+def projected_json(j):
+    "The keys of the interface only (extra keys are reported, not compared)."
+    if "_unparsed" in j:
+        return j
+    groups = j.get("groups")
+    if isinstance(groups, list):
+        groups = [{"group": g.get("group"),
+                   "interfaces": [{k: i.get(k) for k in ("interface", "index", "table")}
+                                  for i in (g.get("interfaces") or [])]}
+                  for g in groups]
+    return {"tableBase": j.get("tableBase"), "groups": groups, "prefixes": j.get("prefixes")}
+
+
+def _json_run(router, cmd):
+    import json
+
+    out = router.run(cmd + " 2>/dev/null")
+    try:
+        return json.loads(out or "[]")
+    except ValueError:
+        return [{"_unparsed": out}]
+
+
+def _table_id(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def ingress_rules(leaf, fam):
+    """Rules at priority 250 or towards a table >= 1000000, as (priority,
+    src, iif, table, other selector keys)."""
+    out = []
+    for r in _json_run(leaf, "ip -j -{} rule show".format(fam)):
+        t = _table_id(r.get("table"))
+        if r.get("priority") != RULE_PRIO and (t is None or t < TABLE_BASE):
+            continue
+        other = tuple(sorted(k for k in r if k not in ("priority", "src", "iif", "table", "protocol")))
+        out.append((r.get("priority"), r.get("src"), r.get("iif"), t, other))
+    return sorted(out)
+
+
+def ingress_tables(leaf, fam):
+    """{table: {dst: {dev: weight}}} of every route in a table >= 1000000."""
+    nhs = {n.get("id"): n for n in _json_run(leaf, "ip -j nexthop show")}
+    tables = {}
+    for r in _json_run(leaf, "ip -j -{} route show table all".format(fam)):
+        t = _table_id(r.get("table"))
+        if t is None or t < TABLE_BASE:
+            continue
+        devs = {}
+        if "nhid" in r:
+            nh = nhs.get(r["nhid"], {})
+            for m in nh.get("group") or [{"id": r["nhid"], "weight": 1}]:
+                devs[nhs.get(m["id"], {}).get("dev")] = m.get("weight", 1)
+        elif "nexthops" in r:
+            for nh in r["nexthops"]:
+                devs[nh.get("dev")] = nh.get("weight", 1)
+        else:
+            devs[r.get("dev")] = 1
+        tables.setdefault(t, {})[r.get("dst")] = devs
+    return tables
+
+
+def observed(leaf):
+    return {
+        "json": projected_json(ingress_json(leaf)),
+        "rules4": ingress_rules(leaf, 4),
+        "rules6": ingress_rules(leaf, 6),
+        "tables4": ingress_tables(leaf, 4),
+        "tables6": ingress_tables(leaf, 6),
+    }
+
+
+def diff(got, exp):
+    return {k: {"got": got.get(k), "expected": exp[k]} for k in exp if got.get(k) != exp[k]}
+
+
+def wait_state(leaf, layout, mem, what, count=40):
+    exp = expected_state(layout, mem)
+    got = wait_for(lambda: observed(leaf), exp, count=count)
+    assert got == exp, "{}: leaf1 differs from the interface: {}".format(what, diff(got, exp))
+    return exp
+
+
+def wait_members(leaf, weights=EQUAL, count=90):
+    """Wait for `weights` in the kernel for both prefixes; the members in
+    bgpd's order with their installed weights {"4": (ifs, w), "6": ...}."""
+    for prefix, v6 in ((P4, False), (P6, True)):
+        got = wait_for(lambda: kernel_weights(leaf, prefix, v6), weights, count=count)
+        assert got == weights, "{}: kernel weights {} != {}".format(prefix, got, weights)
+    mem = {}
+    for fam, prefix, v6 in (("4", P4, False), ("6", P6, True)):
+        ifs, w, kw = members(leaf, prefix, v6)
+        assert sorted(ifs) == sorted(kw), (
+            "{}: fare JSON members {} != kernel next hops {}".format(prefix, ifs, kw))
+        mem[fam] = (ifs, w)
+    return mem
+
+
+def running(router):
+    return router.vtysh_cmd("show running-config")
+
+
+def ingress_lines(router):
+    return [l for l in running(router).splitlines() if "ecmp-ingress-group" in l]
+
+
+def conf_bgp(router, *lines):
+    out = router.vtysh_cmd("configure terminal\nrouter bgp {}\n{}\n".format(ASN1, "\n".join(lines)))
+    assert "%" not in out, "{}: {}".format(lines, out)
+
+
+START_LAYOUT = {1: list(PORTS)}
+
+
+# -- traffic ------------------------------------------------------------------
+
+
+def prime(tgen):
+    "ARP of each host's gateway resolved before a burst (no queued drops)."
+    for h in HOSTS:
+        tgen.gears[h].run("ping -c 1 -W 1 172.16.{}.1".format(HOST_NET[h]))
+
+
+def send(host, sport, packets):
+    out = host.run("/usr/bin/python3 {} {} 1 {} {} {}".format(SENDER, DST, sport, DPORT, packets))
+    assert out.strip() == str(packets), "{}: sender printed {!r}".format(host.name, out)
+
+
+def settle(leaf, before):
+    "Counters once leaf1 has forwarded everything (two equal reads)."
+    time.sleep(0.05)
+    prev = tx_packets(leaf, UPLINKS)
+    for _ in range(20):
+        time.sleep(0.05)
+        cur = tx_packets(leaf, UPLINKS)
+        if cur == prev:
+            break
+        prev = cur
+    return {u: prev[u] - before[u] for u in UPLINKS}
+
+
+def one_flow(tgen, host, packets=ELEPHANT, sport=None):
+    """`host` sends one flow; the uplink of leaf1 that carried it (delta in
+    [packets, packets+STRAY], every other uplink <= STRAY), and the deltas."""
+    leaf1 = tgen.gears["leaf1"]
+    before = tx_packets(leaf1, UPLINKS)
+    send(tgen.gears[host], sport or random.randint(1024, 65535), packets)
+    delta = settle(leaf1, before)
+    carriers = [u for u in UPLINKS if packets <= delta[u] <= packets + STRAY]
+    quiet = [u for u in UPLINKS if delta[u] <= STRAY]
+    assert len(carriers) == 1 and len(quiet) == len(UPLINKS) - 1, (
+        "{}: one flow of {} packets, leaf1 uplink tx deltas {} (expected one uplink in "
+        "[{}, {}], the others <= {})".format(host, packets, delta, packets, packets + STRAY, STRAY))
+    return carriers[0], delta
+
+
+def coded_run(tgen, rng):
+    """One run: host k sends BASE*2^(k-1) packets with a fresh random source
+    port; {host: uplink} decoded from leaf1's uplink deltas."""
+    leaf1 = tgen.gears["leaf1"]
+    sports = rng.sample(range(1024, 65536), len(HOSTS))
+    before = tx_packets(leaf1, UPLINKS)
+    for k, h in enumerate(HOSTS):
+        send(tgen.gears[h], sports[k], BASE << k)
+    delta = settle(leaf1, before)
+    masks = {u: delta[u] // BASE for u in UPLINKS}
+    ok = all(delta[u] % BASE <= STRAY for u in UPLINKS) and sum(masks.values()) == 15
+    full = 0
+    for m in masks.values():
+        full |= m
+    assert ok and full == 15, (
+        "run with source ports {}: leaf1 uplink deltas {} do not decode into the 4 flows "
+        "(host k sends {}*2^(k-1) packets, at most {} stray per uplink)".format(
+            sports, delta, BASE, STRAY))
+    return {h: next(u for u in UPLINKS if masks[u] >> k & 1) for k, h in enumerate(HOSTS)}, sports
+
+
+def port_uplinks(mem, n=len(PORTS)):
+    "Uplink of IPv4 member chosen for each of n ports."
+    ifs, w = mem["4"]
+    return [ifs[i] for i in apportion(w, n)]
+
+
+# -- tests --------------------------------------------------------------------
+
+
+def test_apportion_rule():
+    "The test's own largest-remainder function gives the interface's examples."
+    assert apportion([1, 1, 1, 1], 4) == [0, 1, 2, 3]
+    assert apportion([1, 1, 2, 2], 6) == [0, 1, 2, 2, 3, 3]
+    assert apportion([1, 1, 1, 3], 4) == [0, 1, 3, 3]
+    assert apportion([1, 1, 1, 1], 3) == [0, 1, 2]
+    assert apportion([1, 1, 1, 1], 2) == [0, 1]
+    assert apportion([1, 1, 1, 1], 1) == [0]
+
+
+def test_kernel_programming():
+    "EE-1: JSON, ip rules (priority 250, v4+v6) and tables 1000000..3 with the prefixes via member k."
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    mem = wait_members(leaf1)
+    RESULTS["mem"] = mem
+    exp = wait_state(leaf1, START_LAYOUT, mem, "startup config")
+    j = ingress_json(leaf1)
+    extra = sorted(set(j) - {"tableBase", "groups", "prefixes"})
+    lines = [l for l in leaf1.run("ip -4 rule show; ip -6 rule show").splitlines() if "lookup 100" in l]
+    report("fare_ecmp_ingress: IPv4 members (bgpd order) {}, IPv6 {}; port k -> {}\n  {}{}".format(
+        mem["4"][0], mem["6"][0],
+        {p: u for p, u in zip(PORTS, port_uplinks(mem))}, "\n  ".join(lines),
+        "\n  JSON keys beyond the interface: {}".format(extra) if extra else ""))
+    # literal form of the brief: "iif to-h11 lookup 1000000" ...
+    for k, p in enumerate(PORTS):
+        for fam in (4, 6):
+            text = leaf1.run("ip -{} rule show".format(fam))
+            assert "iif {} lookup {}".format(p, TABLE_BASE + k) in text, (fam, text)
+        text = leaf1.run("ip route show table {}".format(TABLE_BASE + k))
+        assert text.startswith(P4 + " ") and len(text.strip().splitlines()) == 1, text
+    assert exp["tables4"][TABLE_BASE + 3] == {P4: {mem["4"][0][3]: 1}}
+    got = ingress_lines(leaf1)
+    assert sorted(got) == sorted(START_LINES), "running-config: {}".format(got)
+
+
+def test_elephant_flows():
+    "EE-1: one 2000-packet flow per host: host k's flow on member k's uplink; all 4 at once: one flow per uplink."
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    mem = RESULTS["mem"]
+    wait_state(leaf1, START_LAYOUT, mem, "before the elephant flows", count=10)
+    prime(tgen)
+    exp = dict(zip(HOSTS, port_uplinks(mem)))
+    got, deltas = {}, {}
+    for h in HOSTS:
+        got[h], deltas[h] = one_flow(tgen, h)
+    assert got == exp, "host -> uplink {} != {} (deltas {})".format(got, exp, deltas)
+    assert sorted(got.values()) == UPLINKS
+
+    # the 4 elephants at the same time
+    before = tx_packets(leaf1, UPLINKS)
+    procs = [tgen.gears[h].popen(
+        ["/usr/bin/python3", SENDER, DST, "1", str(random.randint(1024, 65535)), str(DPORT),
+         str(ELEPHANT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) for h in HOSTS]
+    outs = [p.communicate(timeout=60) for p in procs]
+    delta = settle(leaf1, before)
+    for h, (out, err) in zip(HOSTS, outs):
+        out = out.decode() if isinstance(out, bytes) else out
+        assert out.strip() == str(ELEPHANT), "{}: {!r} {!r}".format(h, out, err)
+    bad = {u: d for u, d in delta.items() if not ELEPHANT <= d <= ELEPHANT + STRAY}
+    assert not bad, "4 flows at once: uplink deltas {} (each must be in [{}, {}])".format(
+        delta, ELEPHANT, ELEPHANT + STRAY)
+    report("fare_ecmp_ingress: elephant flows, leaf1 uplink tx deltas per host {}; all 4 at once {}"
+           .format({h: deltas[h][got[h]] for h in HOSTS}, delta))
+
+
+def test_hash_contrast():
+    "Without the group: collision share 1-4!/4^4 = 0.906 within 3 SE; group back: 0 collisions in R' runs."
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    mem = RESULTS["mem"]
+    seed = HASH_SEED
+    rng = random.Random(seed)
+    conf_bgp(leaf1, *["no " + group_line(1, p) for p in PORTS])
+    wait_state(leaf1, {}, mem, "group removed")
+    assert kernel_weights(leaf1, P4) == EQUAL
+    prime(tgen)
+    t0 = time.time()
+    collisions, per_uplink, distinct = 0, {u: 0 for u in UPLINKS}, {1: 0, 2: 0, 3: 0, 4: 0}
+    for _ in range(R_HASH):
+        where, _ = coded_run(tgen, rng)
+        used = set(where.values())
+        distinct[len(used)] += 1
+        collisions += len(used) < len(HOSTS)
+        for u in where.values():
+            per_uplink[u] += 1
+    t_hash = time.time() - t0
+
+    conf_bgp(leaf1, *[group_line(1, p) for p in CONFIG_ORDER])
+    wait_state(leaf1, START_LAYOUT, mem, "group re-added")
+    exp = dict(zip(HOSTS, port_uplinks(mem)))
+    ee1_collisions, wrong = 0, []
+    for _ in range(R_EE1):
+        where, sports = coded_run(tgen, rng)
+        ee1_collisions += len(set(where.values())) < len(HOSTS)
+        if where != exp:
+            wrong.append((sports, where))
+
+    share = float(collisions) / R_HASH
+    se = sqrt(P_COLLIDE * (1 - P_COLLIDE) / R_HASH)
+    n = 4 * R_HASH
+    sd_u = sqrt(n * 0.25 * 0.75)
+    report("\n".join([
+        "",
+        "fare_ecmp_ingress: 4 flows (4 ingress ports) over 4 equal uplinks, random source ports "
+        "(seed {}), {:.1f} s for {} hash runs".format(seed, t_hash, R_HASH),
+        "  hash (no group):  {} of {} runs with two flows on one uplink: share {:.3f}, "
+        "expected 1 - 4!/4^4 = {:.3f} +- {:.3f} (3 SE)".format(
+            collisions, R_HASH, share, P_COLLIDE, 3 * se),
+        "                    runs by uplinks used (1/2/3/4): {} (expected {:.1f}/{:.1f}/{:.1f}/{:.1f});"
+        " flows per uplink {}".format(
+            [distinct[i] for i in (1, 2, 3, 4)],
+            *[R_HASH * x / 256.0 for x in (4, 84, 144, 24)] + [per_uplink]),
+        "  EE-1 (group 1):   {} of {} runs with a collision, {} runs off the port->member map".format(
+            ee1_collisions, R_EE1, len(wrong)),
+    ]))
+    assert abs(share - P_COLLIDE) <= 3 * se, "hash collision share {:.3f} not within {:.3f} of {:.3f}".format(
+        share, 3 * se, P_COLLIDE)
+    bad = {u: c for u, c in per_uplink.items() if abs(c - R_HASH) > 3 * sd_u}
+    assert not bad, "flows per uplink over {} runs {}: not within {:.1f} of {}".format(
+        R_HASH, per_uplink, 3 * sd_u, R_HASH)
+    assert ee1_collisions == 0 and not wrong, (
+        "EE-1: {} collisions; runs off the map {} (expected {})".format(ee1_collisions, wrong, exp))
+
+
+def test_unequal_weights():
+    "EE-1 + FARE-4: 200:200:200:600G -> 1:1:1:3, the 4 ports by largest remainder (to-s4 twice)."
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    bw = {"to-s1": 200, "to-s2": 200, "to-s3": 200, "to-s4": 600}
+    weights = {"to-s1": 1, "to-s2": 1, "to-s3": 1, "to-s4": 3}
+    try:
+        conf_bgp(leaf1, *["neighbor {} fare link-bandwidth {}G".format(u, g) for u, g in bw.items()])
+        mem = wait_members(leaf1, weights, count=60)
+        exp_state = wait_state(leaf1, START_LAYOUT, mem, "1:1:1:3")
+        ups = port_uplinks(mem)
+        ifs, w = mem["4"]
+        # literal: to-s4 carries 2 ports, the weight-1 member last in bgpd's order none
+        last_light = [i for i in ifs if i != "to-s4"][-1]
+        assert sorted(ups) == sorted([u for u in UPLINKS if u != last_light] + ["to-s4"]), (ups, ifs)
+        assert [exp_state["tables4"][TABLE_BASE + k][P4] for k in range(4)] == [{u: 1} for u in ups]
+        prime(tgen)
+        got = {}
+        for h in HOSTS:
+            got[h], _ = one_flow(tgen, h)
+        exp = dict(zip(HOSTS, ups))
+        report("fare_ecmp_ingress: weights 1:1:1:3, members {} weights {}: host -> uplink {}".format(
+            ifs, w, got))
+        assert got == exp, "1:1:1:3: host -> uplink {} != {}".format(got, exp)
+    finally:
+        conf_bgp(leaf1, *["neighbor {} fare link-bandwidth 800G".format(u) for u in UPLINKS])
+    mem = wait_members(leaf1, EQUAL, count=60)
+    RESULTS["mem"] = mem
+    wait_state(leaf1, START_LAYOUT, mem, "back to 800G")
+
+
+def test_group_changes_and_removal():
+    "EE-1: re-indexing without to-h12, a second group (tables 1000256..), removal of every line, re-adding."
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    mem = RESULTS["mem"]
+    ifs4 = mem["4"][0]
+    try:
+        # (a) to-h12 out: to-h11 1, to-h13 2, to-h14 3; 3 ports over 1:1:1:1 -> members 1, 2, 3
+        conf_bgp(leaf1, "no " + group_line(1, "to-h12"))
+        exp = wait_state(leaf1, {1: ["to-h11", "to-h13", "to-h14"]}, mem, "without to-h12")
+        assert [exp["tables4"][TABLE_BASE + k][P4] for k in range(3)] == [{i: 1} for i in ifs4[:3]]
+        assert sorted(ingress_lines(leaf1)) == sorted(
+            " " + group_line(1, p) for p in ("to-h11", "to-h13", "to-h14")), ingress_lines(leaf1)
+
+        # (b) to-h13, to-h14 in group 2: tables 1000256 (member 1), 1000257 (member 2)
+        conf_bgp(leaf1, "no " + group_line(1, "to-h14"), "no " + group_line(1, "to-h13"),
+                 group_line(2, "to-h14"), group_line(2, "to-h13"))
+        layout = {1: ["to-h11"], 2: ["to-h13", "to-h14"]}
+        exp = wait_state(leaf1, layout, mem, "groups 1 and 2")
+        assert sorted(exp["tables4"]) == [1000000, 1000256, 1000257]
+        assert exp["tables4"][1000256][P4] == {ifs4[0]: 1} and exp["tables4"][1000257][P4] == {ifs4[1]: 1}
+        prime(tgen)
+        where = {h: one_flow(tgen, h, packets=200)[0] for h in HOSTS}
+        exp_where = {"h11": ifs4[0], "h13": ifs4[0], "h14": ifs4[1]}
+        assert {h: where[h] for h in exp_where} == exp_where, (
+            "groups 1 and 2: host -> uplink {} (h12 ungrouped, hashed), expected {}".format(where, exp_where))
+
+        # (c) every line removed
+        conf_bgp(leaf1, "no " + group_line(1, "to-h11"), "no " + group_line(2, "to-h13"),
+                 "no " + group_line(2, "to-h14"))
+        wait_state(leaf1, {}, mem, "every line removed")
+        for fam in (4, 6):
+            text = leaf1.run("ip -{} rule show".format(fam))
+            assert "lookup 100" not in text, text
+        for t in (1000000, 1000001, 1000002, 1000003, 1000256, 1000257):
+            for fam in (4, 6):
+                text = leaf1.run("ip -{} route show table {} 2>/dev/null".format(fam, t)).strip()
+                assert text == "", "table {} (IPv{}) not empty: {}".format(t, fam, text)
+        assert ingress_lines(leaf1) == [], ingress_lines(leaf1)
+    finally:
+        # (d) the startup lines again (also after a failure above)
+        for g in (1, 2):
+            leaf1.vtysh_cmd("configure terminal\nrouter bgp {}\n{}\n".format(
+                ASN1, "\n".join("no " + group_line(g, p) for p in PORTS)))
+        conf_bgp(leaf1, *[group_line(1, p) for p in CONFIG_ORDER])
+    wait_state(leaf1, START_LAYOUT, mem, "the 4 lines again")
+    assert sorted(ingress_lines(leaf1)) == sorted(START_LINES), ingress_lines(leaf1)
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))
