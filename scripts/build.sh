@@ -3,11 +3,19 @@
 # patch series and the bgpd_fare module, installed into build/install.
 # Incremental: a second run rebuilds only what changed.
 #
-# usage: scripts/build.sh            (as root on Debian 12)
-# environment: BUILD (default ./build), JOBS (default nproc)
+# usage: scripts/build.sh [--asan]   (as root on Debian 12)
+#   --asan: FRR, the patches and the module with AddressSanitizer and
+#           UndefinedBehaviorSanitizer, in build-asan/ (scripts/run-asan.sh)
+# environment: BUILD (default ./build, ./build-asan with --asan), JOBS
+# (default nproc)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+SANITIZE=()
+if [ "${1:-}" = "--asan" ]; then
+	SANITIZE=(--enable-address-sanitizer --enable-undefined-sanitizer)
+	BUILD=${BUILD:-$TOP/build-asan}
+fi
 BUILD=${BUILD:-$TOP/build}
 JOBS=${JOBS:-$(nproc)}
 PREFIX=$BUILD/install
@@ -84,7 +92,8 @@ if [ ! -f "$FRR/config.status" ]; then
 		--enable-user=frr --enable-group=frr --enable-vty-group=frrvty \
 		--enable-multipath=256 --disable-doc --disable-snmp \
 		--disable-scripting --disable-rpki --disable-grpc --disable-fpm \
-		--enable-sharpd --disable-silent-rules >"$BUILD/frr-configure.log" 2>&1) ||
+		--enable-sharpd --disable-silent-rules ${SANITIZE[@]+"${SANITIZE[@]}"} \
+		>"$BUILD/frr-configure.log" 2>&1) ||
 		{ tail -n 30 "$BUILD/frr-configure.log"; exit 1; }
 fi
 log "FRR: make -j$JOBS"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sanitizers on the test suite: FRR, the patches and the module built with
+# AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/
+# (scripts/build.sh --asan), the test suite run on that build (pytest
+# arguments pass through, e.g. -k lifecycle), then every sanitizer report the
+# daemons left in the topotests' logs sorted: those with a frame in the
+# module (bgpd/fare/) first, then FRR's own. Not part of the default test run.
+#
+# usage: scripts/run-asan.sh [pytest args...]
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+export BUILD=$TOP/build-asan
+
+rm -rf /tmp/topotests /tmp/AddressSanitzer.txt
+bash "$TOP/scripts/build.sh" --asan
+rc=0
+bash "$TOP/scripts/run-tests.sh" "$@" || rc=$?
+/usr/bin/python3 "$TOP/scripts/sanitizer-report.py" /tmp/topotests || rc=1
+exit $rc
