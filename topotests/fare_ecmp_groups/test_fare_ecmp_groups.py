@@ -436,6 +436,36 @@ def test_map_and_kernel():
     wait_kernel(leaf2, exp, "leaf2 (no sub-groups)", count=30)
 
 
+def test_four_remote_groups_on_four_subgroups():
+    """EE-2/EE-4: with sub-groups of one uplink (size 1), the 4 remote groups
+    land on 4 distinct local sub-groups, each prefix over its sub-group's
+    single uplink; back to size 2, the map is 2 + 2 again."""
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    steady(tgen, "before size 1")
+    try:
+        conf_bgp(leaf1, ASN[1], "bgp fare ecmp-subgroups size 1")
+        exp_layout = {k: [u] for k, u in enumerate(UPLINKS, 1)}
+        got = wait_for(lambda: layout(leaf1), exp_layout, count=30)
+        assert got == exp_layout, ecmp_groups(leaf1)
+
+        def four():
+            m = remote_map(leaf1)
+            a = assignment(m)
+            if set(m) != set(GROUPS) or sorted(a.values()) != [1, 2, 3, 4]:
+                return None
+            return a
+        assert wait_for(lambda: four() is not None, True, count=30), ecmp_groups(leaf1)
+        assign = four()
+        report("fare_ecmp_groups: size 1, leaf1 map {}".format(
+            {"EG:{}:{}".format(*k): v for k, v in sorted(assign.items())}))
+        one = {sg: {u: 1} for sg, u in enumerate(UPLINKS, 1)}
+        wait_kernel(leaf1, expected_kernel(assign, sg_weights=one), "size 1")
+    finally:
+        conf_bgp(leaf1, ASN[1], "bgp fare ecmp-subgroups size 2")
+    steady(tgen, "size 2 again")
+
+
 def test_member_failure():
     "EE-2/EE-4: to-s2 down moves only sub-group 1's prefixes (to-s1 only); to-s1 too: fallback to all paths."
     tgen = tgen_or_skip()
