@@ -308,7 +308,7 @@ static void fare_peer_view_resolve(struct fare_instance *fi, struct peer *peer,
 	view->generation = fare_generation;
 }
 
-static struct fare_peer_view *fare_peer_view(struct fare_instance *fi, struct peer *peer)
+struct fare_peer_view *fare_peer_view(struct fare_instance *fi, struct peer *peer)
 {
 	static struct fare_peer_view transient;
 	struct fare_peer_view key = { .peer = peer }, *view;
@@ -1594,6 +1594,8 @@ static int fare_peer_status_changed(struct peer *peer)
 	bool up = connection->status == Established && connection->ostatus != Established;
 	bool down = connection->status != Established && connection->ostatus == Established;
 
+	if (fi && up)
+		fare_host_peer_up(fi, peer);
 	if (!fi || !fi->enabled || (!up && !down))
 		return 0;
 	/* the interface it runs over, its eligibility (WP-2) */
@@ -1723,6 +1725,7 @@ static int bgp_fare_module_init(void)
 	hook_register(bgp_ecommunity_unknown_str, fare_ecommunity_str);
 	hook_register(bgp_zebra_nexthop_weights, fare_zebra_nexthop_weights);
 	hook_register(bgp_route_announce_attr, fare_announce_attr);
+	hook_register(bgp_route_announce_withhold, fare_host_announce_withhold);
 	hook_register(bgp_updgrp_peer_class, fare_updgrp_peer_class);
 	hook_register(peer_status_changed, fare_peer_status_changed);
 	hook_register(bgp_inst_delete, fare_bgp_delete);

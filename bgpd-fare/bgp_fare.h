@@ -74,6 +74,11 @@ struct fare_peer_view {
 	double link_bw;			/* FARE_PEER_LINK_BW: bytes/s */
 	struct fare_link_state *link;	/* hold-down state, if any */
 	bool refresh;			/* its prefixes are due a refresh */
+	/* The neighbor router it last reached (SUN-1: on a host, the plane's
+	 * switch), kept while the session is down: bgpd forgets it.
+	 */
+	struct in_addr plane_id;
+	char plane_name[64]; /* its hostname, if it sent one */
 };
 
 struct fare_multihoming {
@@ -163,6 +168,8 @@ struct fare_counters {
 	uint64_t dropped_paths;			 /* paths left at weight 0 by the
 						  * member budget (WP-3) */
 	uint64_t ecmp_routes;			 /* routes sent to zebra as plain ECMP */
+	uint64_t transit_withheld;		 /* host role: announcements of routes
+						  * not originated here (SUN-1) */
 };
 
 extern struct fare_counters fare_counters;
@@ -224,6 +231,16 @@ extern bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi);
 extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 
 extern void fare_vty_init(void);
+
+/* Host role, SUN-1 (bgp_fare_host.c) */
+struct update_subgroup;
+extern struct fare_peer_view *fare_peer_view(struct fare_instance *fi, struct peer *peer);
+extern int fare_host_announce_withhold(struct bgp_dest *dest, struct bgp_path_info *pi,
+				       struct update_subgroup *subgrp, struct peer *peer, afi_t afi,
+				       safi_t safi);
+extern void fare_host_peer_up(struct fare_instance *fi, struct peer *peer);
+extern void fare_host_show(struct vty *vty, struct bgp *bgp, struct fare_instance *fi,
+			   json_object *json);
 extern uint64_t fare_generation_now(void);
 
 extern void fare_ecmp_init(struct fare_instance *fi);

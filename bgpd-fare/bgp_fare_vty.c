@@ -28,7 +28,15 @@
 
 static const char *fare_role_str(enum fare_role role)
 {
-	return role == FARE_ROLE_SUPER_SPINE ? "super-spine" : "node";
+	switch (role) {
+	case FARE_ROLE_SUPER_SPINE:
+		return "super-spine";
+	case FARE_ROLE_HOST:
+		return "host";
+	case FARE_ROLE_NODE:
+		break;
+	}
+	return "node";
 }
 
 /* Operator bandwidth: plain number = Mb/s, or with K/M/G/T suffix. */
@@ -161,15 +169,25 @@ DEFPY(bgp_fare_originate, bgp_fare_originate_cmd,
 	return CMD_SUCCESS;
 }
 
-DEFPY(bgp_fare_role, bgp_fare_role_cmd, "[no] bgp fare role super-spine",
+DEFPY(bgp_fare_role, bgp_fare_role_cmd, "[no] bgp fare role <super-spine|host>$role",
       NO_STR BGP_STR FARE_STR
       "Role of this router in the fabric\n"
-      "Super-spine: keep the transitive value, attach a non-transitive one (FARE-8)\n")
+      "Super-spine: keep the transitive value, attach a non-transitive one (FARE-8)\n"
+      "GPU server of a multi-plane network: announce only the routes originated here, never transit between planes (SUN-1)\n")
 {
 	VTY_DECLVAR_CONTEXT(bgp, bgp);
 	struct fare_instance *fi = fare_instance_get(bgp);
+	enum fare_role want = strmatch(role, "host") ? FARE_ROLE_HOST : FARE_ROLE_SUPER_SPINE;
 
-	fi->role = no ? FARE_ROLE_NODE : FARE_ROLE_SUPER_SPINE;
+	if (no) {
+		/* "no bgp fare role X" undoes X only, not another role */
+		if (fi->role != want)
+			return CMD_SUCCESS;
+		want = FARE_ROLE_NODE;
+	}
+	if (fi->role == want)
+		return CMD_SUCCESS;
+	fi->role = want;
 	fare_instance_refresh_later(fi, "role changed");
 	return CMD_SUCCESS;
 }
@@ -620,6 +638,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "wcmpRoutes", fare_counters.wcmp_routes);
 		json_object_int_add(jcnt, "droppedPaths", fare_counters.dropped_paths);
 		json_object_int_add(jcnt, "ecmpRoutes", fare_counters.ecmp_routes);
+		json_object_int_add(jcnt, "transitWithheld", fare_counters.transit_withheld);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
 		return CMD_SUCCESS;
@@ -682,6 +701,10 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		"  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64
 		", paths left out by the member budget %" PRIu64 "\n",
 		fare_counters.wcmp_routes, fare_counters.ecmp_routes, fare_counters.dropped_paths);
+	if (fare_counters.transit_withheld || (fi && fi->role == FARE_ROLE_HOST))
+		vty_out(vty,
+			"  Host role: announcements withheld (not originated here) %" PRIu64 "\n",
+			fare_counters.transit_withheld);
 	return CMD_SUCCESS;
 }
 
@@ -959,6 +982,35 @@ static void fare_show_prefix_out(struct vty *vty, struct fare_instance *fi, stru
 	json_object_free(jone);
 }
 
+DEFPY(show_bgp_fare_planes, show_bgp_fare_planes_cmd,
+      "show bgp [vrf NAME$vrf_name] fare planes [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
+      "Planes (neighbor routers) and, per destination, each plane's weight and share (SUN-1, SUN-2)\n"
+      JSON_STR)
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	struct fare_instance *fi;
+	json_object *json = NULL;
+
+	if (!bgp)
+		return CMD_WARNING;
+	fi = fare_instance_find(bgp);
+	if (!fi) {
+		if (uj)
+			vty_out(vty, "{}\n");
+		else
+			vty_out(vty, "%% FARE is not configured in BGP instance %s\n",
+				bgp->name_pretty);
+		return CMD_SUCCESS;
+	}
+	if (uj)
+		json = json_object_new_object();
+	fare_host_show(vty, bgp, fi, json);
+	if (json)
+		vty_json(vty, json);
+	return CMD_SUCCESS;
+}
+
 DEFPY(show_bgp_fare_ecmp_groups, show_bgp_fare_ecmp_groups_cmd,
       "show bgp [vrf NAME$vrf_name] fare ecmp-groups [json$uj]",
       SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
@@ -1094,8 +1146,8 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 		vty_out(vty, " bgp fare hold-down %u\n", fi->hold_down);
 	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT)
 		vty_out(vty, " bgp fare path-bandwidth sub-type %u\n", fi->subtype);
-	if (fi->role == FARE_ROLE_SUPER_SPINE)
-		vty_out(vty, " bgp fare role super-spine\n");
+	if (fi->role != FARE_ROLE_NODE)
+		vty_out(vty, " bgp fare role %s\n", fare_role_str(fi->role));
 	if (fi->originate) {
 		if (fi->originate_bw >= FARE_PATHBW_MAX_BYTES_PER_SEC) {
 			vty_out(vty, " bgp fare originate\n");
@@ -1160,5 +1212,6 @@ void fare_vty_init(void)
 	install_element(VIEW_NODE, &show_bgp_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_afi_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_ecmp_groups_cmd);
+	install_element(VIEW_NODE, &show_bgp_fare_planes_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_ecmp_ingress_cmd);
 }

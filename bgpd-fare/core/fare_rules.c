@@ -418,3 +418,8 @@ const char *fare_adv_action_str(enum fare_adv_action action)
 	}
 	return "unknown";
 }
+
+bool fare_role_announces(enum fare_role role, bool originated)
+{
+	return role != FARE_ROLE_HOST || originated;
+}

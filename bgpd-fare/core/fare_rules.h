@@ -70,6 +70,8 @@ enum fare_mode {
 enum fare_role {
 	FARE_ROLE_NODE,	       /* leaf or spine: FARE-4/5/6/7/10 */
 	FARE_ROLE_SUPER_SPINE, /* FARE-8 */
+	FARE_ROLE_HOST,	       /* GPU server of a scale-up network (SUN-1):
+				* weights like a node, never transit */
 };
 
 struct fare_prefix_params {
@@ -147,6 +149,16 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
  * sum = the originated value and n_out = 1.
  */
 double fare_averaged_advertised(double sum, unsigned int n_out, double out_link_bw);
+
+/*
+ * SUN-1: whether a router of this role announces a route. A host (a GPU
+ * server peering with the switch of every plane) announces only the routes
+ * it originates, its GPUs' loopbacks: re-advertising one plane's routes
+ * into another would make it transit between planes, and when a port
+ * fails a plane would reach that GPU through another server instead of
+ * taking itself out (SUN-2).
+ */
+bool fare_role_announces(enum fare_role role, bool originated);
 
 const char *fare_reason_str(enum fare_reason reason);
 const char *fare_mode_str(enum fare_mode mode);

@@ -531,6 +531,59 @@ static void test_parallel_links_split_by_bandwidth(void **state)
 		      (const uint32_t[]){ 8, 4, 5 });
 }
 
+/* SUN-1/SUN-2 on a GPU server: 4 planes, a Y-cable of two 400G sub-ports
+ * per plane, one session per sub-port. A plane switch advertises the sum
+ * over the destination's live sub-ports (800G, 400G after a half failure);
+ * the sender weights each plane by min(its sub-ports, that value), split
+ * over its sub-ports.
+ */
+static void test_scaleup_y_cable(void **state)
+{
+	struct fare_path_in in[8];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		in[i] = node_path(GBPS(400), GBPS(800));
+		in[i].neighbor_group = 1 + (i / 2) * 2; /* plane = 2 sub-ports */
+	}
+	compute(in, 8, &node_params);
+	assert_result(8,
+		      (const double[]){ GBPS(400), GBPS(400), GBPS(400), GBPS(400), GBPS(400),
+					GBPS(400), GBPS(400), GBPS(400) },
+		      (const uint32_t[]){ 1, 1, 1, 1, 1, 1, 1, 1 });
+
+	/* the destination's sub-port on plane 4 fails: that plane carries
+	 * 400G, 2:2:2:2:2:2:1:1 (SUN-2: its share halves, 1/4 -> 1/7)
+	 */
+	in[6].t_bw = in[7].t_bw = GBPS(400);
+	compute(in, 8, &node_params);
+	assert_result(8,
+		      (const double[]){ GBPS(400), GBPS(400), GBPS(400), GBPS(400), GBPS(400),
+					GBPS(400), GBPS(200), GBPS(200) },
+		      (const uint32_t[]){ 2, 2, 2, 2, 2, 2, 1, 1 });
+
+	/* the sender's own sub-port on plane 4 fails instead: one link of
+	 * 400G left in that plane, the same halved share
+	 */
+	in[6].t_bw = GBPS(800);
+	compute(in, 7, &node_params);
+	assert_result(7,
+		      (const double[]){ GBPS(400), GBPS(400), GBPS(400), GBPS(400), GBPS(400),
+					GBPS(400), GBPS(400) },
+		      (const uint32_t[]){ 1, 1, 1, 1, 1, 1, 1 });
+}
+
+/* SUN-1: a host announces only what it originates. */
+static void test_role_announces(void **state)
+{
+	(void)state;
+	assert_true(fare_role_announces(FARE_ROLE_HOST, true));
+	assert_false(fare_role_announces(FARE_ROLE_HOST, false));
+	assert_true(fare_role_announces(FARE_ROLE_NODE, false));
+	assert_true(fare_role_announces(FARE_ROLE_SUPER_SPINE, false));
+}
+
 /* A next hop that zebra resolves over several links cannot be weighted
  * exactly: plain ECMP, and said so.
  */
@@ -614,6 +667,8 @@ int main(void)
 		cmocka_unit_test(test_inexact_nexthop),
 		cmocka_unit_test(test_parallel_links_per_neighbor_wp4),
 		cmocka_unit_test(test_parallel_links_split_by_bandwidth),
+		cmocka_unit_test(test_scaleup_y_cable),
+		cmocka_unit_test(test_role_announces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,6 +149,14 @@ cat >"$tmp/good.json" <<'EOF'
         "path-bandwidth": {
           "sub-type": 49
         }
+      },
+      {
+        "vrf": "gpu",
+        "enabled": true,
+        "originate": {
+          "bandwidth": "max"
+        },
+        "role": "host"
       }
     ]
   }
