@@ -130,10 +130,23 @@ static const char *fare_bfd_state_str(const struct peer *peer)
 	return "unknown";
 }
 
+/* Why a session went down: bgpd's reason and, for a notification, its
+ * code and subcode ("BGP Notification send (Cease/BFD Down)": BFD takes
+ * an established session down with a Cease, SUN-6).
+ */
 static const char *fare_peer_reset_str(const struct peer *peer)
 {
-	return peer->last_reset <= PEER_DOWN_ROUTER_ID_ZERO ? peer_down_str[peer->last_reset]
-							    : "unknown";
+	static char buf[160];
+	const char *why = peer->last_reset <= PEER_DOWN_ROUTER_ID_ZERO
+				  ? peer_down_str[peer->last_reset]
+				  : "unknown";
+
+	if (peer->last_reset != PEER_DOWN_NOTIFY_SEND &&
+	    peer->last_reset != PEER_DOWN_NOTIFY_RECEIVED)
+		return why;
+	snprintf(buf, sizeof(buf), "%s (%s%s)", why, bgp_notify_code_str(peer->notify.code),
+		 bgp_notify_subcode_str(peer->notify.code, peer->notify.subcode));
+	return buf;
 }
 
 /* Why a plane carries nothing towards a destination. */
@@ -179,8 +192,8 @@ static void fare_host_planes_show(struct vty *vty, struct fare_instance *fi, str
 	size_t i;
 
 	if (!json)
-		vty_out(vty, "Planes (neighbor routers) of BGP instance %s, role %s:\n",
-			bgp->name_pretty, fi->role == FARE_ROLE_HOST ? "host" : "not host");
+		vty_out(vty, "Planes (neighbor routers), %s, role %s:\n", bgp->name_pretty,
+			fi->role == FARE_ROLE_HOST ? "host" : "not host");
 	for (i = 0; i < fare_nplanes; i++) {
 		struct fare_plane *pl = &fare_planes[i];
 		json_object *jpl = NULL, *jsess = NULL;
@@ -218,11 +231,12 @@ static void fare_host_planes_show(struct vty *vty, struct fare_instance *fi, str
 							       fare_peer_reset_str(peer));
 				json_object_array_add(jsess, js);
 			} else {
-				vty_out(vty, "    %-14s %-12s bfd %-10s%s%s\n",
-					fare_peer_cfg_name(peer),
+				vty_out(vty, "    %-14s %-12s bfd %s", fare_peer_cfg_name(peer),
 					lookup_msg(bgp_status_msg, peer->connection->status, NULL),
-					fare_bfd_state_str(peer), up ? "" : " last reset: ",
-					up ? "" : fare_peer_reset_str(peer));
+					fare_bfd_state_str(peer));
+				if (!up)
+					vty_out(vty, ", last reset: %s", fare_peer_reset_str(peer));
+				vty_out(vty, "\n");
 			}
 		}
 		if (json) {

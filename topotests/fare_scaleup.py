@@ -107,6 +107,8 @@ class ScaleUp:
             " bgp router-id {}".format(router_id),
             " no bgp ebgp-requires-policy",
             " no bgp network import-check",
+            # a server's paths to a GPU come through planes of different ASes
+            " bgp bestpath as-path multipath-relax",
             " timers bgp {} {}".format(*self.timers),
         ]
         for n in neighbors:
