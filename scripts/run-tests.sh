@@ -29,6 +29,13 @@ echo "=== fuzzing (libFuzzer, 12 s per target) ==="
 echo "=== YANG model (yanglint) ==="
 bash "$TOP/tests/yang/check-yang.sh"
 
+echo "=== configuration examples (vtysh --dryrun) ==="
+for conf in "$TOP"/doc/examples/*.conf; do
+	out=$("$BUILD/install/bin/vtysh" --dryrun -f "$conf" 2>&1) ||
+		{ echo "$out" >&2; echo "$conf: refused by vtysh" >&2; exit 1; }
+	echo "$conf: ok"
+done
+
 echo "=== topotests ==="
 "$TOP/scripts/setup-test-env.sh"
 cd "$BUILD/frr/tests/topotests"
