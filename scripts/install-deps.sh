@@ -20,6 +20,9 @@ PKGS=(
 	exabgp python3-scapy iperf3 tshark
 	# topotest fare_interop: spines without FARE
 	bird2 gobgpd
+	# the data-plane agent (dataplane/): netlink, nftables, conntrack
+	libmnl-dev libnftables-dev libnftnl-dev libnetfilter-conntrack-dev
+	nftables conntrack
 )
 
 # bird2 and gobgpd enable system services; the topotests start their own
