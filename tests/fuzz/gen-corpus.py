@@ -82,6 +82,31 @@ def ecmp_map(k, ops):
                                  for op, router, group, arg in ops)
 
 
+def dp_weight(v):
+    """fuzz_dp_weight(): 0-15 in one byte, else 0xf0 and 4 bytes"""
+    if v == 0xFFFFFFFF:
+        return bytes([0xFF])
+    return bytes([v]) if v < 16 else bytes([0xF0]) + struct.pack(">I", v)
+
+
+def dp_count(v):
+    """fuzz_dp_count(): 0-239 in one byte, else 0xf0 and 4 bytes"""
+    if v == 0xFFFFFFFF:
+        return bytes([0xFF])
+    return bytes([v]) if v < 0xF0 else bytes([0xF0]) + struct.pack(">I", v)
+
+
+def dp(old, new, counts, at_once=False, max_slots=256, requested=0,
+       port=49152):
+    """fuzz_dp: n, flags, max_slots, requested, first port, then per member
+    old weight, new weight, live flows"""
+    assert len(old) == len(new) == len(counts)
+    return (bytes([len(old), 1 if at_once else 0]) +
+            struct.pack(">HIH", max_slots, requested, port) +
+            b"".join(dp_weight(o) + dp_weight(w) + dp_count(c)
+                     for o, w, c in zip(old, new, counts)))
+
+
 SS = 0x40  # f1: from a super-spine
 STALE = 4  # f1: transitive value stale (FARE-7)
 
@@ -152,6 +177,28 @@ SEEDS = {
         "resize": ecmp_map(2, [(ADD, r, g, 0) for r in range(8)
                                for g in range(1, 3)] +
                            [(RESIZE, 0, 0, n) for n in (8, 3, 0, 5, 16, 1)]),
+    },
+    "fuzz_dp": {
+        # SUN-4: a plane (members 0, 1) fails, 8 QPs each
+        "plane-failure": dp([1] * 8, [0, 0] + [1] * 6, [8] * 8),
+        # SUN-4: two members at half bandwidth, reduced weights
+        "half-failure": dp([1] * 8, [2] * 6 + [1, 1], [8] * 8, at_once=True),
+        # SUN-4: the plane comes back, at once
+        "recovery-at-once": dp([0, 0] + [1] * 6, [1] * 8,
+                               [0, 0, 11, 11, 11, 11, 10, 10], at_once=True,
+                               requested=20),
+        "recovery-next-burst": dp([2] * 6 + [1, 1], [1] * 8,
+                                  [9] * 6 + [5, 5]),
+        # SUN-5, WP-6: 1:1:2:2 -> six slots
+        "wp6": dp([1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2]),
+        # more reduced weight than slots, ports running out
+        "budget": dp([1, 1, 100], [1, 1, 100], [0, 0, 0], max_slots=16,
+                     requested=1000, port=65000),
+        "huge": dp([0xFFFFFFFF, 3], [0xFFFFFFFF, 0xFFFFFFFE],
+                   [0xFFFFFFFF, 1000], at_once=True),
+        "many-members": dp([1] * 64, [1] * 32 + [2] * 32,
+                           [i % 7 for i in range(64)], at_once=True,
+                           max_slots=64),
     },
     "fuzz_wcmp": {
         "wp4": wcmp([G75, G75, G100, G100]),

@@ -1,0 +1,982 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fare-dpd: the FARE data-plane agent (dataplane/DESIGN.md). For each
+ * configured destination it follows the kernel's route (main table) and
+ * nexthop group, and makes flows (per-flow, conntrack marks) or packets
+ * (per-packet) follow the group's weights exactly: one routing table and
+ * fwmark rule per member, the slot map in nftables (table inet fare_dp),
+ * and on a weight change the fewest flows re-marked (fare_dp_rebalance).
+ *
+ * usage: fare-dpd [-f CONFIG] [-s SOCKET] [-d]
+ * Runs in the foreground, one instance per network namespace.
+ */
+#define _GNU_SOURCE /* accept4, ppoll */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "fare_dpd.h"
+
+#define CLIENTS_MAX	16
+#define CLIENT_TIMEOUT	5000 /* ms */
+#define CLIENT_LINE_MAX 512
+#define RETRY_INTERVAL	5000 /* ms, programming that failed */
+
+struct client {
+	int fd;
+	size_t len;
+	char buf[CLIENT_LINE_MAX];
+	struct dp_stamp since;
+};
+
+struct dpd {
+	struct dp_config cfg;
+	struct dp_nl *nl;
+	struct dp_nft *nft;
+	struct dp_ct *ct; /* with per-flow destinations */
+	const char *sock_path;
+	int lock_fd;
+	int listen_fd;
+	struct client clients[CLIENTS_MAX];
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* ---- configuration ---- */
+
+static bool parse_u32(const char *s, uint32_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || *end || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static int config_error(const char *path, unsigned line, const char *msg, const char *tok)
+{
+	dp_log(LOG_ERR, "%s:%u: %s%s%s", path, line, msg, tok ? ": " : "", tok ? tok : "");
+	return -1;
+}
+
+static int config_dest(struct dp_config *cfg, char **tok, size_t ntok, const char *path,
+		       unsigned line)
+{
+	struct dp_dest *d;
+	uint32_t v;
+
+	if (cfg->ndests == DP_DEST_MAX)
+		return config_error(path, line, "too many destinations", NULL);
+	if (ntok < 3)
+		return config_error(path, line,
+				    "usage: destination PREFIX per-flow|per-packet [udp-port N] "
+				    "[idle SECONDS] [recover at-once|next-burst]",
+				    NULL);
+	d = &cfg->dests[cfg->ndests];
+	memset(d, 0, sizeof(*d));
+	d->idx = (unsigned)cfg->ndests;
+	d->recover = FARE_DP_RECOVER_AT_ONCE;
+	if (!dp_prefix_parse(tok[1], &d->family, d->addr, &d->plen))
+		return config_error(path, line, "bad prefix", tok[1]);
+	dp_prefix_format(d->family, d->addr, d->plen, d->name, sizeof(d->name));
+	for (size_t i = 0; i < cfg->ndests; i++)
+		if (!strcmp(cfg->dests[i].name, d->name))
+			return config_error(path, line, "destination given twice", d->name);
+	if (!strcmp(tok[2], "per-flow"))
+		d->mode = DP_PER_FLOW;
+	else if (!strcmp(tok[2], "per-packet"))
+		d->mode = DP_PER_PACKET;
+	else
+		return config_error(path, line, "mode is per-flow or per-packet", tok[2]);
+
+	for (size_t i = 3; i < ntok; i += 2) {
+		const char *arg = i + 1 < ntok ? tok[i + 1] : NULL;
+
+		if (!arg)
+			return config_error(path, line, "missing value", tok[i]);
+		if (!strcmp(tok[i], "udp-port")) {
+			if (!parse_u32(arg, &v) || !v || v > 65535)
+				return config_error(path, line, "bad udp-port", arg);
+			d->udp_port = (uint16_t)v;
+		} else if (!strcmp(tok[i], "idle")) {
+			if (!parse_u32(arg, &v) || !v || v > 86400)
+				return config_error(path, line, "bad idle (seconds, 1-86400)", arg);
+			d->idle = v;
+		} else if (!strcmp(tok[i], "recover")) {
+			if (!strcmp(arg, "at-once"))
+				d->recover = FARE_DP_RECOVER_AT_ONCE;
+			else if (!strcmp(arg, "next-burst"))
+				d->recover = FARE_DP_RECOVER_NEXT_BURST;
+			else
+				return config_error(path, line, "recover is at-once or next-burst",
+						    arg);
+		} else {
+			return config_error(path, line, "unknown option", tok[i]);
+		}
+	}
+	if (d->mode == DP_PER_PACKET && (d->idle || d->recover != FARE_DP_RECOVER_AT_ONCE))
+		dp_log(LOG_WARNING, "%s:%u: idle and recover apply to per-flow destinations only",
+		       path, line);
+	cfg->ndests++;
+	return 0;
+}
+
+static int config_load(const char *path, struct dp_config *cfg)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned lineno = 0;
+	uint64_t span;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mark_base = DP_DEFAULT_MARK_BASE;
+	cfg->table_base = DP_DEFAULT_TABLE_BASE;
+	cfg->rule_priority = DP_DEFAULT_RULE_PRIORITY;
+	if (!f) {
+		dp_log(LOG_ERR, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *tok[16], *save = NULL, *p;
+		size_t ntok = 0;
+
+		lineno++;
+		p = strchr(line, '#');
+		if (p)
+			*p = '\0';
+		for (p = strtok_r(line, " \t\r\n", &save); p && ntok < 16;
+		     p = strtok_r(NULL, " \t\r\n", &save))
+			tok[ntok++] = p;
+		if (!ntok)
+			continue;
+		if (!strcmp(tok[0], "destination")) {
+			if (config_dest(cfg, tok, ntok, path, lineno) < 0)
+				goto fail;
+			continue;
+		}
+		uint32_t *field = !strcmp(tok[0], "mark-base")	     ? &cfg->mark_base
+				  : !strcmp(tok[0], "table-base")    ? &cfg->table_base
+				  : !strcmp(tok[0], "rule-priority") ? &cfg->rule_priority
+								     : NULL;
+
+		if (!field) {
+			config_error(path, lineno, "unknown statement", tok[0]);
+			goto fail;
+		}
+		if (ntok != 2 || !parse_u32(tok[1], field)) {
+			config_error(path, lineno, "bad value", tok[0]);
+			goto fail;
+		}
+	}
+	fclose(f);
+
+	span = (uint64_t)(cfg->ndests ? cfg->ndests : 1) * DP_MEMBER_STRIDE;
+	if ((uint64_t)cfg->mark_base + span > UINT32_MAX) {
+		dp_log(LOG_ERR, "%s: mark-base 0x%x: the marks overflow 32 bits", path,
+		       cfg->mark_base);
+		return -1;
+	}
+	if ((uint64_t)cfg->table_base + span > UINT32_MAX ||
+	    ((uint64_t)cfg->table_base <= 255 && cfg->table_base + span > 252) ||
+	    cfg->table_base == 0) {
+		dp_log(LOG_ERR,
+		       "%s: table-base %u: the tables overlap the reserved ones (0, 253-255)", path,
+		       cfg->table_base);
+		return -1;
+	}
+	if (!cfg->ndests)
+		dp_log(LOG_WARNING, "%s: no destination configured", path);
+	return 0;
+fail:
+	fclose(f);
+	return -1;
+}
+
+/* ---- members and mappings ---- */
+
+static bool dest_has_flows(const struct dp_dest *d)
+{
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++)
+		if (d->members[k].live)
+			return true;
+	return false;
+}
+
+static int member_find(const struct dp_dest *d, const struct dp_hop *h)
+{
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		const struct dp_member *m = &d->members[k];
+
+		if (m->used && m->ifindex == h->ifindex && dp_gw_equal(&m->gw, &h->gw))
+			return (int)k;
+	}
+	return -1;
+}
+
+static int member_alloc(struct dp_dest *d, const struct dp_hop *h)
+{
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		struct dp_member *m = &d->members[k];
+
+		if (m->used)
+			continue;
+		memset(m, 0, sizeof(*m));
+		m->used = true;
+		m->ifindex = h->ifindex;
+		m->gw = h->gw;
+		m->flags = h->flags;
+		return (int)k;
+	}
+	return -1;
+}
+
+static void member_free(struct dpd *dpd, struct dp_dest *d, unsigned k)
+{
+	struct dp_member *m = &d->members[k];
+
+	if (m->programmed)
+		dp_nl_member_del(dpd->nl, &dpd->cfg, d, k);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Members that left the group go once no flow uses them (per-packet: at once). */
+static void dest_gc(struct dpd *dpd, struct dp_dest *d)
+{
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		struct dp_member *m = &d->members[k];
+
+		if (m->used && !m->in_group && (d->mode == DP_PER_PACKET || !m->live)) {
+			dp_dbg("%s: member %u left the group, no flow on it: removed", d->name, k);
+			member_free(dpd, d, k);
+		}
+	}
+}
+
+/* The slot map of the members in the group (and programmed). */
+static void dest_slots(struct dp_dest *d)
+{
+	uint32_t w[FARE_DP_MEMBERS_MAX];
+	unsigned ks[FARE_DP_MEMBERS_MAX];
+	uint8_t slots[FARE_DP_SLOTS_MAX];
+	size_t n = 0;
+
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		const struct dp_member *m = &d->members[k];
+
+		if (m->used && m->in_group && m->weight && m->programmed) {
+			w[n] = m->weight;
+			ks[n++] = k;
+		}
+	}
+	d->nslots = n ? fare_dp_slots(w, n, FARE_DP_SLOTS_MAX, slots) : 0;
+	for (size_t s = 0; s < d->nslots; s++)
+		d->slots[s] = (uint8_t)ks[slots[s]];
+}
+
+static void dest_record(struct dp_dest *d, const struct dp_stamp *rx, uint32_t moved)
+{
+	char w[FARE_DP_MEMBERS_MAX * 11 + 8];
+	size_t len = 0;
+
+	d->last.valid = true;
+	d->last.rx = *rx;
+	dp_stamp_now(&d->last.done);
+	d->last.group = d->group;
+	d->last.moved = moved;
+	d->last.nweights = 0;
+	w[0] = '\0';
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		const struct dp_member *m = &d->members[k];
+
+		if (!m->used || !m->in_group)
+			continue;
+		d->last.weights[d->last.nweights++] = m->weight;
+		len += (size_t)snprintf(w + len, sizeof(w) - len, "%s%u", len ? "," : "", m->weight);
+	}
+	if (d->mode == DP_PER_FLOW)
+		dp_log(LOG_INFO, "%s group %u: weights %s programmed in %.3f ms (moved %u flows)",
+		       d->name, d->group, len ? w : "(none)", dp_stamp_ms(rx, &d->last.done), moved);
+	else
+		dp_log(LOG_INFO, "%s group %u: weights %s programmed in %.3f ms (%zu slots)",
+		       d->name, d->group, len ? w : "(none)", dp_stamp_ms(rx, &d->last.done),
+		       d->nslots);
+}
+
+/* The route is gone: its members' tables and rules, and its slot map. */
+static void dest_withdraw(struct dpd *dpd, struct dp_dest *d, const struct dp_stamp *rx)
+{
+	bool had = d->programmed;
+
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++)
+		if (d->members[k].used)
+			member_free(dpd, d, k);
+	d->nslots = 0;
+	d->group = 0;
+	d->dirty = dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0;
+	d->programmed = false;
+	if (had) {
+		dp_log(LOG_INFO, "%s: no route in the main table: mapping removed", d->name);
+		dest_record(d, rx, 0);
+	}
+}
+
+/* The flow table up to date before a rebalance: pending events, then a refresh. */
+static int ct_catch_up(struct dpd *dpd)
+{
+	uint64_t idle;
+
+	if (dp_ct_read(dpd->ct, &dpd->cfg, &idle) < 0)
+		return dp_ct_sync(dpd->ct, &dpd->cfg);
+	return dp_ct_refresh(dpd->ct, &dpd->cfg);
+}
+
+static void dest_reconcile(struct dpd *dpd, struct dp_dest *d, const struct dp_stamp *rx)
+{
+	struct dp_hop hops[DP_HOPS_MAX];
+	uint32_t neww[FARE_DP_MEMBERS_MAX] = { 0 }, oldw[FARE_DP_MEMBERS_MAX];
+	bool newin[FARE_DP_MEMBERS_MAX] = { false };
+	bool changed, ok = true;
+	uint32_t group, moved = 0;
+	struct dp_stamp t0, t1, t2, t3;
+	int nh;
+
+	nh = dp_nl_resolve(dpd->nl, d, hops, DP_HOPS_MAX, &group);
+	if (nh < 0) {
+		if (d->programmed || d->dirty)
+			dest_withdraw(dpd, d, rx);
+		return;
+	}
+	for (int i = 0; i < nh; i++) {
+		int k;
+
+		if (!hops[i].weight)
+			continue;
+		k = member_find(d, &hops[i]);
+		if (k < 0)
+			k = member_alloc(d, &hops[i]);
+		if (k < 0) {
+			dp_log(LOG_WARNING, "%s: more than %d members: one ignored", d->name,
+			       FARE_DP_MEMBERS_MAX);
+			continue;
+		}
+		neww[k] += hops[i].weight;
+		newin[k] = true;
+		d->members[k].nhid = hops[i].nhid;
+	}
+
+	changed = !d->programmed || d->dirty || group != d->group;
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		const struct dp_member *m = &d->members[k];
+
+		if (m->used &&
+		    (newin[k] != m->in_group || neww[k] != m->weight || (newin[k] && m->stale)))
+			changed = true;
+	}
+	if (!changed)
+		return;
+
+	/* 1. tables and rules of the new members */
+	dp_stamp_now(&t0);
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		struct dp_member *m = &d->members[k];
+
+		if (m->used && newin[k] && (!m->programmed || m->stale)) {
+			if (dp_nl_member_add(dpd->nl, &dpd->cfg, d, k) == 0) {
+				m->programmed = true;
+				m->stale = false;
+			} else {
+				ok = false;
+			}
+		}
+	}
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		struct dp_member *m = &d->members[k];
+
+		oldw[k] = m->used && m->in_group && m->programmed ? m->weight : 0;
+		if (!m->used)
+			continue;
+		m->weight = neww[k];
+		m->in_group = newin[k];
+	}
+	d->group = group;
+
+	/* 2. the slot map, in one nft batch (numgen starts again at slot 0) */
+	dp_stamp_now(&t1);
+	dest_slots(d);
+	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0)
+		ok = false;
+	d->placed_cycle = 0;
+	dp_stamp_now(&t2);
+
+	/* 3. per-flow: re-mark exactly the released flows */
+	if (d->mode == DP_PER_FLOW && dpd->ct && ct_catch_up(dpd) == 0 && dest_has_flows(d)) {
+		uint32_t ow[FARE_DP_MEMBERS_MAX], nw[FARE_DP_MEMBERS_MAX], cnt[FARE_DP_MEMBERS_MAX],
+			tgt[FARE_DP_MEMBERS_MAX], target[FARE_DP_MEMBERS_MAX] = { 0 }, wsum = 0;
+		unsigned ks[FARE_DP_MEMBERS_MAX];
+		size_t n = 0;
+
+		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+			const struct dp_member *m = &d->members[k];
+
+			if (!m->used)
+				continue;
+			ow[n] = oldw[k];
+			nw[n] = m->in_group && m->programmed ? m->weight : 0;
+			cnt[n] = m->live;
+			wsum += nw[n];
+			ks[n++] = k;
+		}
+		if (wsum) {
+			fare_dp_rebalance(ow, nw, n, cnt, d->recover, tgt);
+			for (size_t i = 0; i < n; i++)
+				target[ks[i]] = tgt[i];
+			moved = dp_ct_move(dpd->ct, &dpd->cfg, d, target);
+			d->moved += moved;
+		}
+	}
+
+	/* 4. members that left the group and carry no flow */
+	dp_stamp_now(&t3);
+	dest_gc(dpd, d);
+	d->programmed = true;
+	d->dirty = !ok;
+	dest_record(d, rx, moved);
+	dp_dbg("%s: tables and rules %.3f ms, nft %.3f ms, conntrack %.3f ms", d->name,
+	       dp_stamp_ms(&t0, &t1), dp_stamp_ms(&t1, &t2), dp_stamp_ms(&t2, &t3));
+}
+
+static void reconcile_all(struct dpd *dpd, const struct dp_stamp *rx)
+{
+	for (size_t i = 0; i < dpd->cfg.ndests; i++)
+		dest_reconcile(dpd, &dpd->cfg.dests[i], rx);
+}
+
+/* A per-flow destination without live flows: the next burst starts at slot 0. */
+static void dest_idle(struct dpd *dpd, struct dp_dest *d)
+{
+	dest_gc(dpd, d);
+	if (dest_has_flows(d) || !d->placed_cycle || !d->programmed)
+		return;
+	dest_slots(d);
+	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
+		dp_dbg("%s: no live flow: numgen cycle reset", d->name);
+		d->placed_cycle = 0;
+	}
+}
+
+/* ---- control socket ---- */
+
+static int ctl_open(struct dpd *dpd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)], *slash;
+	int fd;
+
+	if (strlen(dpd->sock_path) >= sizeof(sa.sun_path)) {
+		dp_log(LOG_ERR, "%s: socket path too long", dpd->sock_path);
+		return -1;
+	}
+	strcpy(sa.sun_path, dpd->sock_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		dp_log(LOG_ERR,
+		       "%s: another fare-dpd answers there (one per namespace, each with its "
+		       "own -s PATH)",
+		       dpd->sock_path);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	strcpy(dir, dpd->sock_path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			dp_log(LOG_WARNING, "%s: %s", dir, strerror(errno));
+	}
+	unlink(dpd->sock_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		dp_log(LOG_ERR, "%s: %s", dpd->sock_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	chmod(dpd->sock_path, 0660);
+	dpd->listen_fd = fd;
+	return 0;
+}
+
+/* One instance per network namespace: an abstract socket is per namespace. */
+static int ns_lock(struct dpd *dpd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const char name[] = "fare-dpd";
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memcpy(sa.sun_path + 1, name, sizeof(name) - 1);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa,
+		 offsetof(struct sockaddr_un, sun_path) + sizeof(name)) < 0) {
+		dp_log(LOG_ERR, "another fare-dpd runs in this network namespace (%s)",
+		       strerror(errno));
+		close(fd);
+		return -1;
+	}
+	dpd->lock_fd = fd;
+	return 0;
+}
+
+static struct dp_dest *dest_lookup(struct dp_config *cfg, const char *s)
+{
+	struct dp_dest *best = NULL;
+	uint8_t addr[16];
+	uint8_t plen;
+	int family;
+
+	if (!dp_prefix_parse(s, &family, addr, &plen))
+		return NULL;
+	for (size_t i = 0; i < cfg->ndests; i++) {
+		struct dp_dest *d = &cfg->dests[i];
+		size_t full = d->plen / 8;
+		uint8_t rem = d->plen % 8;
+
+		if (d->family != family)
+			continue;
+		if (strchr(s, '/')) {
+			if (d->plen == plen && !memcmp(d->addr, addr, 16))
+				return d;
+			continue;
+		}
+		/* an address: the longest configured prefix holding it */
+		if (memcmp(d->addr, addr, full))
+			continue;
+		if (rem && (d->addr[full] ^ addr[full]) & (uint8_t)(0xff00u >> rem))
+			continue;
+		if (!best || d->plen > best->plen)
+			best = d;
+	}
+	return best;
+}
+
+static void ctl_request(struct dpd *dpd, char *line, struct dp_buf *b)
+{
+	char *tok[8], *save = NULL, *p;
+	size_t n = 0;
+
+	for (p = strtok_r(line, " \t\r\n", &save); p && n < 8; p = strtok_r(NULL, " \t\r\n", &save))
+		tok[n++] = p;
+	if (n >= 1 && !strcmp(tok[0], "show") && (n == 1 || (n == 2 && !strcmp(tok[1], "json")))) {
+		dp_report_show(b, &dpd->cfg, n == 2);
+		return;
+	}
+	if (n >= 2 && n <= 4 && !strcmp(tok[0], "plan")) {
+		struct dp_dest *d = dest_lookup(&dpd->cfg, tok[1]);
+		uint32_t qps = 0, port = DP_DEFAULT_PLAN_PORT;
+
+		if ((n >= 3 && !parse_u32(tok[2], &qps)) ||
+		    (n == 4 && (!parse_u32(tok[3], &port) || !port || port > 65535))) {
+			dp_buf_printf(b, "error: usage: plan DEST [QPS [PORT]]\n");
+			return;
+		}
+		if (!d) {
+			dp_buf_printf(b, "error: %s: not a configured destination\n", tok[1]);
+			return;
+		}
+		dp_report_plan(b, d, qps, (uint16_t)port, "fare-dpd");
+		return;
+	}
+	dp_buf_printf(b, "error: unknown request (show [json], plan DEST [QPS [PORT]])\n");
+}
+
+static void client_close(struct client *c)
+{
+	close(c->fd);
+	c->fd = -1;
+}
+
+static void client_reply(struct dpd *dpd, struct client *c)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct dp_buf b = { 0 };
+	size_t off = 0;
+
+	c->buf[c->len] = '\0';
+	ctl_request(dpd, c->buf, &b);
+	if (b.oom) {
+		dp_buf_free(&b);
+		dp_buf_printf(&b, "error: out of memory\n");
+	}
+	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (off < b.len) {
+		ssize_t w = send(c->fd, b.s + off, b.len - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	dp_buf_free(&b);
+	client_close(c);
+}
+
+static void client_read(struct dpd *dpd, struct client *c)
+{
+	ssize_t n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0) {
+		client_close(c);
+		return;
+	}
+	c->len += (size_t)n;
+	if (n == 0 || memchr(c->buf, '\n', c->len) || c->len == sizeof(c->buf) - 1) {
+		char *nl = memchr(c->buf, '\n', c->len);
+
+		if (nl)
+			c->len = (size_t)(nl - c->buf);
+		client_reply(dpd, c);
+	}
+}
+
+static void ctl_accept(struct dpd *dpd)
+{
+	for (;;) {
+		int fd = accept4(dpd->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct client *c = NULL;
+
+		if (fd < 0)
+			return;
+		for (size_t i = 0; i < CLIENTS_MAX; i++)
+			if (dpd->clients[i].fd < 0) {
+				c = &dpd->clients[i];
+				break;
+			}
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->len = 0;
+		dp_stamp_now(&c->since);
+	}
+}
+
+/* ---- main ---- */
+
+static void cleanup(struct dpd *dpd)
+{
+	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+		struct dp_dest *d = &dpd->cfg.dests[i];
+
+		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++)
+			if (d->members[k].used && dpd->nl)
+				member_free(dpd, d, k);
+	}
+	if (dpd->nft) {
+		dp_nft_fini(dpd->nft);
+		dp_nft_close(dpd->nft);
+	}
+	dp_ct_udp_timeout_restore();
+	dp_ct_close(dpd->ct);
+	dp_nl_close(dpd->nl);
+	for (size_t i = 0; i < CLIENTS_MAX; i++)
+		if (dpd->clients[i].fd >= 0)
+			client_close(&dpd->clients[i]);
+	if (dpd->listen_fd >= 0) {
+		close(dpd->listen_fd);
+		unlink(dpd->sock_path);
+	}
+	if (dpd->lock_fd >= 0)
+		close(dpd->lock_fd);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fare-dpd [-f CONFIG] [-s SOCKET] [-d]\n"
+		   "  -f CONFIG  configuration (default " DP_DEFAULT_CONFIG ")\n"
+		   "  -s SOCKET  control socket (default " DP_DEFAULT_SOCKET ")\n"
+		   "  -d         debug logs to stderr\n"
+		   "Runs in the foreground; one instance per network namespace.\n");
+}
+
+static int setup(struct dpd *dpd)
+{
+	struct dp_stamp now;
+	uint32_t idle = 0;
+	bool per_flow = false, idle_differs = false;
+
+	if (ns_lock(dpd) < 0 || ctl_open(dpd) < 0)
+		return -1;
+	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+		const struct dp_dest *d = &dpd->cfg.dests[i];
+
+		if (d->mode != DP_PER_FLOW)
+			continue;
+		per_flow = true;
+		if (d->idle && idle && d->idle != idle)
+			idle_differs = true;
+		if (d->idle && (!idle || d->idle < idle))
+			idle = d->idle;
+	}
+
+	dpd->nl = dp_nl_open(true);
+	if (!dpd->nl)
+		return -1;
+	dpd->nft = dp_nft_open();
+	if (!dpd->nft) {
+		dp_log(LOG_ERR, "libnftables: cannot create a context");
+		return -1;
+	}
+	/* the table first: conntrack runs in the namespace once a ct rule needs it */
+	if (dp_nft_init(dpd->nft, &dpd->cfg) < 0)
+		return -1;
+	if (per_flow) {
+		dpd->ct = dp_ct_open(&dpd->cfg);
+		if (!dpd->ct)
+			return -1;
+		if (idle) {
+			if (idle_differs)
+				dp_log(LOG_WARNING,
+				       "idle differs between destinations: the "
+				       "namespace has one UDP timeout, %u s is used",
+				       idle);
+			dp_ct_udp_timeout(idle);
+		}
+	}
+	dp_stamp_now(&now);
+	if (dp_nl_dump(dpd->nl, &dpd->cfg, true) < 0)
+		return -1;
+	if (dpd->ct)
+		dp_ct_sync(dpd->ct, &dpd->cfg);
+	reconcile_all(dpd, &now);
+	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+		struct dp_dest *d = &dpd->cfg.dests[i];
+
+		if (!d->route.present)
+			dp_log(LOG_INFO, "%s: no route in the main table yet", d->name);
+	}
+	return 0;
+}
+
+/*
+ * The interval of the expiry sweep, 0 when no per-flow destination has
+ * live flows. The kernel reaps timed-out entries lazily (its gc worker, or
+ * a lookup of the same tuple, which then comes with the next burst); a
+ * conntrack dump reaps them at once, so the end of a burst is seen within
+ * half the idle time and the next burst starts at slot 0. (So does a
+ * lookup of each tracked flow, dp_ct_refresh.)
+ */
+static long reap_interval(const struct dpd *dpd)
+{
+	long ms = 0;
+
+	if (!dpd->ct)
+		return 0;
+	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+		const struct dp_dest *d = &dpd->cfg.dests[i];
+		long v = d->idle ? (long)d->idle * 500 : 1000;
+
+		if (d->mode != DP_PER_FLOW || !dest_has_flows(d))
+			continue;
+		if (v < 200)
+			v = 200;
+		if (v > 1000)
+			v = 1000;
+		if (!ms || v < ms)
+			ms = v;
+	}
+	return ms;
+}
+
+static void ct_idle(struct dpd *dpd, uint64_t idle)
+{
+	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+		struct dp_dest *d = &dpd->cfg.dests[i];
+
+		if (d->mode == DP_PER_FLOW && ((idle & (1ull << i)) || !dest_has_flows(d)))
+			dest_idle(dpd, d);
+	}
+}
+
+static void loop(struct dpd *dpd)
+{
+	struct dp_stamp last_retry, last_reap;
+	sigset_t empty;
+
+	sigemptyset(&empty);
+	dp_stamp_now(&last_retry);
+	last_reap = last_retry;
+	while (!stop_signal) {
+		struct pollfd pfd[3 + CLIENTS_MAX];
+		struct client *pc[3 + CLIENTS_MAX];
+		long reap = reap_interval(dpd);
+		struct timespec timeout = { .tv_sec = reap ? 0 : 1,
+					    .tv_nsec = reap ? (reap < 1000 ? reap : 999) * 1000000L
+							    : 0 };
+		struct dp_stamp now;
+		size_t n = 0;
+		int ret;
+
+		pfd[n++] = (struct pollfd){ .fd = dp_nl_fd(dpd->nl), .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = dpd->ct ? dp_ct_fd(dpd->ct) : -1,
+					    .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = dpd->listen_fd, .events = POLLIN };
+		for (size_t i = 0; i < CLIENTS_MAX; i++) {
+			if (dpd->clients[i].fd < 0)
+				continue;
+			pc[n] = &dpd->clients[i];
+			pfd[n++] = (struct pollfd){ .fd = dpd->clients[i].fd, .events = POLLIN };
+		}
+		ret = ppoll(pfd, n, &timeout, &empty);
+		if (ret < 0 && errno != EINTR) {
+			dp_log(LOG_ERR, "poll: %s", strerror(errno));
+			break;
+		}
+		if (stop_signal)
+			break;
+
+		if (ret > 0 && pfd[0].revents) {
+			bool changed = false, resync = false;
+			struct dp_stamp rx;
+
+			if (dp_nl_read(dpd->nl, &dpd->cfg, &changed, &resync, &rx) < 0)
+				break;
+			if (resync)
+				dp_nl_dump(dpd->nl, &dpd->cfg, false);
+			if (changed || resync)
+				reconcile_all(dpd, &rx);
+		}
+		if (ret > 0 && pfd[1].revents && dpd->ct) {
+			uint64_t idle = 0;
+
+			if (dp_ct_read(dpd->ct, &dpd->cfg, &idle) < 0) {
+				dp_log(LOG_WARNING, "conntrack events lost: dumping again");
+				dp_ct_sync(dpd->ct, &dpd->cfg);
+			}
+			ct_idle(dpd, idle);
+		}
+		if (ret > 0 && pfd[2].revents)
+			ctl_accept(dpd);
+		for (size_t i = 3; ret > 0 && i < n; i++)
+			if (pfd[i].revents && pc[i]->fd >= 0)
+				client_read(dpd, pc[i]);
+
+		/* timers: expiry sweep, stale clients, failed programming */
+		dp_stamp_now(&now);
+		if (reap && dp_stamp_ms(&last_reap, &now) >= reap) {
+			last_reap = now;
+			if (dp_ct_refresh(dpd->ct, &dpd->cfg) == 0)
+				ct_idle(dpd, 0);
+		}
+		for (size_t i = 0; i < CLIENTS_MAX; i++) {
+			struct client *c = &dpd->clients[i];
+
+			if (c->fd >= 0 && dp_stamp_ms(&c->since, &now) > CLIENT_TIMEOUT)
+				client_close(c);
+		}
+		if (dp_stamp_ms(&last_retry, &now) < RETRY_INTERVAL)
+			continue;
+		last_retry = now;
+		for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+			struct dp_dest *d = &dpd->cfg.dests[i];
+
+			if (d->dirty)
+				dest_reconcile(dpd, d, &now);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct dpd dpd;
+	const char *config = DP_DEFAULT_CONFIG;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+	int opt, rc = 0;
+
+	dpd.sock_path = DP_DEFAULT_SOCKET;
+	dpd.lock_fd = dpd.listen_fd = -1;
+	for (size_t i = 0; i < CLIENTS_MAX; i++)
+		dpd.clients[i].fd = -1;
+	dp_progname = "fare-dpd";
+	while ((opt = getopt(argc, argv, "f:s:dh")) != -1) {
+		switch (opt) {
+		case 'f':
+			config = optarg;
+			break;
+		case 's':
+			dpd.sock_path = optarg;
+			break;
+		case 'd':
+			dp_debug = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	/* under systemd, stderr already goes to the journal */
+	dp_syslog = !getenv("JOURNAL_STREAM");
+	if (dp_syslog)
+		openlog("fare-dpd", LOG_PID, LOG_DAEMON);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	if (config_load(config, &dpd.cfg) < 0)
+		return 1;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+
+	if (setup(&dpd) < 0) {
+		rc = 1;
+	} else {
+		dp_log(LOG_INFO, "running: %zu destination(s), control socket %s", dpd.cfg.ndests,
+		       dpd.sock_path);
+		loop(&dpd);
+		if (stop_signal)
+			dp_log(LOG_INFO, "%s: cleaning up", strsignal(stop_signal));
+	}
+	cleanup(&dpd);
+	closelog();
+	return rc;
+}
