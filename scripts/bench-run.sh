@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run one benchmark module of bench/ (a topotest module that prints a
 # table through fare_common.report) on the project's build, and print its
-# table. Used by scripts/bench-convergence.sh and scripts/bench-scale.sh.
+# table. Used by scripts/bench-convergence.sh, scripts/bench-scale.sh and
+# scripts/bench-sun.sh.
 # usage: scripts/bench-run.sh NAME [pytest args...]   NAME: fare_bench_scale
 set -euo pipefail
 
