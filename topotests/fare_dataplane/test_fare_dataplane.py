@@ -1,0 +1,871 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_dataplane.py: the FARE data-plane agent, fare-dpd
+(dataplane/DESIGN.md), on a small scale-up network (fare_scaleup.ScaleUp):
+SPEC SUN-3, SUN-4 (per-flow, connection-tracked), SUN-5 and WP-6
+(per-packet spray).
+
+      s1 (AS 65001, GPUs 10.0.1.1, 10.0.1.2)   s2 (AS 65002, GPUs 10.0.2.1, 10.0.2.2)
+       p1a p1b ... p4a p4b  ====  planes p1..p4 (AS 65101..65104)  ====  p1a p1b ... p4b
+
+Two GPU servers with `bgp fare role host`, four planes, each server port a
+Y-cable of two 400G sub-ports (one unnumbered eBGP session each), hold-down
+2 s. s1's kernel group for s2's GPUs: 8 equal members (a sub-port each);
+s2's p1a and p1b down: p1 out; s2's p1b down: 2:2:2:2:2:2:1:1.
+
+fare-dpd runs in s1's namespace (its config, control socket and log in the
+run's log directory) with
+    destination 10.0.2.1/32 per-flow udp-port 4791 idle 3 recover at-once
+    destination 10.0.2.2/32 per-packet udp-port 4791
+Both destinations have the same kernel group. s1 sends from its GPU
+10.0.1.1, one UDP socket per flow bound to the GPU address and its own
+source port (a QP), to destination port 4791 (RoCEv2). Flows are read
+back from s1's conntrack table (their marks: member k of destination 0 is
+mark-base + k + 1) and from `fare-dp show json`; the packets of every
+flow are also seen leaving by the member its mark names (AF_PACKET taps).
+
+Expected values are computed here from the kernel's weights, independently
+of the agent's C code, after the contracts of dataplane/core/fare_dp.h:
+quota() is the largest-remainder apportionment, rebalance() the SUN-4 move.
+
+Tests (in order; each builds on the state the previous one leaves):
+- test_agent_running: fare-dpd starts, follows both destinations (8 members).
+- test_per_flow_placement (SUN-3): 64 QPs, flows per member == quota
+  (conntrack, fare-dp show) and each QP leaves by its member; the kernel's
+  L4 hash of the same source ports to port 4792 (not placed) beside it.
+- test_plane_failure (SUN-4): s2's p1a, p1b down: exactly the 16 QPs of p1
+  move, none of the others; the time from the kernel's group update (ip
+  -ts monitor) to the agent's new mapping (show json); p1 back: 16 QPs
+  reinstated (recover at-once).
+- test_half_failure (SUN-4): s2's p1b down (2:2:2:2:2:2:1:1): the moves
+  rebalance() needs, all from p1; back after the hold-down: the moves
+  needed, from the members above their quota only.
+- test_idle_expiry (SUN-4): QPs stopped: entries gone after idle; a new
+  burst of 64 QPs placed exactly.
+- test_per_packet (SUN-5, WP-6): planes 1:1:2:2 (s1's p1 and p2 sub-ports
+  at 200G): 100k packets of one flow to 10.0.2.2:4791, each member within
+  1 point of its share (12 slots); reordering measured at s2.
+- test_agent_stop: SIGTERM; no table inet fare_dp, rule or table left.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+CWD = os.path.dirname(os.path.realpath(__file__))
+sys.path.append(os.path.join(CWD, ".."))
+
+# pylint: disable=C0413
+from lib.topogen import get_topogen
+from fare_common import report, start_fabric, tgen_or_skip, wait_for
+from fare_scaleup import ScaleUp, gpu_addr
+
+pytestmark = [pytest.mark.bgpd]
+
+HOLD_DOWN = 2
+IDLE = 3  # s: the per-flow destination's idle (the namespace's UDP conntrack timeouts)
+FABRIC = ScaleUp(servers=2, planes=4, gpus=2, subports=2, gbps=400, hold_down=HOLD_DOWN)
+IFS = FABRIC.server_ifs()  # p1a, p1b, ..., p4b
+P1 = ["p1a", "p1b"]
+
+SRC = gpu_addr(1, 1)  # 10.0.1.1
+FLOW_DST = gpu_addr(2, 1)  # 10.0.2.1: per-flow
+PACKET_DST = gpu_addr(2, 2)  # 10.0.2.2: per-packet
+ROCE = 4791
+OTHER_PORT = 4792  # same destination and group, not handled by the agent: the kernel's hash
+FLOWS = 64
+FLOW_PORT = 20000  # the QPs' source ports: 20000..20063
+BURST_PORT = 24000
+PACKETS = 100000
+SPRAY_PORT = 30000
+MARK_BASE = 0x4641000
+CONTROL_PACKETS = 20  # keepalives, RAs a tx counter may count beyond the test's packets
+
+TOP = os.path.realpath(os.path.join(CWD, "..", ".."))
+DPD_DIR = os.environ.get("FARE_DPD_DIR") or os.path.join(TOP, "build", "core", "dataplane")
+FARE_DPD = os.path.join(DPD_DIR, "fare-dpd")
+FARE_DP = os.path.join(DPD_DIR, "fare-dp")
+
+AGENT_CONF = """\
+# fare-dpd in s1's namespace (test_fare_dataplane.py)
+destination {flow}/32 per-flow udp-port {port} idle {idle} recover at-once
+destination {packet}/32 per-packet udp-port {port}
+mark-base 0x{mark:x}
+""".format(flow=FLOW_DST, packet=PACKET_DST, port=ROCE, idle=IDLE, mark=MARK_BASE)
+
+# QPs: one UDP socket per flow, bound to the GPU address and its own source
+# port, each sending a small packet every INTERVAL s until SIGTERM (or
+# MAX s): their conntrack entries stay alive (UNREPLIED UDP, idle timeout).
+FLOWS_PY = r'''
+import signal, socket, sys, time
+src, dst, dport, base, n, interval, limit = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+socks = []
+for i in range(n):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind((src, base + i))
+    socks.append(u)
+payload = b"QP" * 16
+end = time.monotonic() + limit
+while time.monotonic() < end:
+    for u in socks:
+        try:
+            u.sendto(payload, (dst, dport))
+        except OSError:
+            pass
+    time.sleep(interval)
+'''
+
+# AF_PACKET taps on s1's sub-ports, counting the outgoing UDP packets
+# SRC -> DST:DPORT by source port and interface. Modes:
+#   watch SECONDS          only watch (flows sent by another process)
+#   burst BASE N           one packet from each of N new sockets (ports BASE..)
+#   spray SPORT N          N packets of one socket, a sequence number each
+TAP_PY = r'''
+import json, socket, struct, sys, time
+src, dst, dport, ifnames, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(","), sys.argv[5]
+ETH_P_ALL, ETH_P_IP, SO_RCVBUFFORCE = 0x0003, 0x0800, 33
+taps = {}
+for ifn in ifnames:
+    t = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
+    t.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+    t.bind((ifn, ETH_P_ALL))
+    t.setblocking(False)
+    taps[ifn] = t
+out = {}
+if mode == "watch":
+    time.sleep(float(sys.argv[6]))
+elif mode == "burst":
+    base, n = int(sys.argv[6]), int(sys.argv[7])
+    for i in range(n):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind((src, base + i))
+        u.sendto(b"BURST" * 8, (dst, dport))
+        u.close()
+    time.sleep(0.3)
+elif mode == "spray":
+    sport, n = int(sys.argv[6]), int(sys.argv[7])
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind((src, sport))
+    u.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    pad = b"S" * 24
+    t0 = time.monotonic()
+    errors = 0
+    for seq in range(n):
+        try:
+            u.sendto(struct.pack("!I", seq) + pad, (dst, dport))
+        except OSError:
+            errors += 1
+    out["seconds"] = time.monotonic() - t0
+    out["errors"] = errors
+    time.sleep(0.3)
+s_src, s_dst = socket.inet_aton(src), socket.inet_aton(dst)
+ports = {}
+for ifn, t in taps.items():
+    while True:
+        try:
+            data, addr = t.recvfrom(256)
+        except BlockingIOError:
+            break
+        except OSError:
+            continue
+        if addr[1] != ETH_P_IP or addr[2] != socket.PACKET_OUTGOING or len(data) < 28:
+            continue
+        ihl = (data[0] & 0xF) * 4
+        if data[9] != 17 or data[12:16] != s_src or data[16:20] != s_dst:
+            continue
+        sp, dp = struct.unpack("!HH", data[ihl:ihl + 4])
+        if dp != dport:
+            continue
+        d = ports.setdefault(str(sp), {})
+        d[ifn] = d.get(ifn, 0) + 1
+out["ports"] = ports
+print(json.dumps(out))
+'''
+
+# The receiver at s2: a UDP socket bound to ADDR:PORT; counts the packets
+# and those arriving after one of a higher sequence number (reordered).
+RECV_PY = r'''
+import json, socket, struct, sys, time
+addr, port, n, outfile, ready = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+SO_RCVBUFFORCE = 33
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 256 << 20)
+u.bind((addr, port))
+open(ready, "w").close()
+u.settimeout(60)
+got = reordered = 0
+highest = -1
+late_by = 0
+seen = set()
+dups = 0
+try:
+    while got < n:
+        data = u.recv(256)
+        u.settimeout(3)
+        seq = struct.unpack("!I", data[:4])[0]
+        if seq in seen:
+            dups += 1
+        seen.add(seq)
+        got += 1
+        if seq < highest:
+            reordered += 1
+            late_by = max(late_by, highest - seq)
+        else:
+            highest = seq
+except socket.timeout:
+    pass
+with open(outfile + ".tmp", "w") as f:
+    json.dump({"received": got, "reordered": reordered, "max_late": late_by, "duplicates": dups}, f)
+import os
+os.rename(outfile + ".tmp", outfile)
+'''
+
+
+def path(tgen, name):
+    return os.path.join(tgen.logdir, name)
+
+
+def build_topo(tgen):
+    FABRIC.build_topo(tgen)
+
+
+def setup_module(mod):
+    tgen = start_fabric(mod, build_topo, FABRIC.config)
+    s1 = tgen.gears["s1"]
+    # the kernel's own hash (the comparison): by L4, as a RoCE NIC would
+    s1.run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
+    for name, text in (("flows.py", FLOWS_PY), ("tap.py", TAP_PY), ("recv.py", RECV_PY),
+                       ("fare-dpd.conf", AGENT_CONF)):
+        with open(path(tgen, name), "w") as f:
+            f.write(text)
+
+
+def teardown_module(_mod):
+    tgen = get_topogen()
+    s1 = tgen.gears["s1"]
+    for key in ("flows", "burst"):
+        if STATE.get(key):
+            s1.run("kill {} 2>/dev/null".format(STATE.pop(key)))
+    if STATE.get("agent"):  # test_agent_stop did not run or failed
+        s1.run("kill -TERM {} 2>/dev/null; sleep 1; kill -KILL {} 2>/dev/null".format(
+            STATE["agent"], STATE["agent"]))
+    tgen.stop_topology()
+
+
+STATE = {}
+
+# -- expected values (dataplane/core/fare_dp.h, written again) ----------------
+
+
+def quota(weights, flows):
+    """SUN-3: largest remainder, ties to the lower index; weight 0 gets 0."""
+    total = sum(weights)
+    if not total:
+        return [0] * len(weights)
+    q = [flows * w // total for w in weights]
+    rem = [(flows * w % total, -i) for i, w in enumerate(weights) if w]
+    for _, i in sorted(rem, reverse=True)[: flows - sum(q)]:
+        q[-i] += 1
+    return q
+
+
+def rebalance(old, new, count, at_once=True):
+    """SUN-4: (target counts, flows moved, members that give flows)."""
+    n = len(new)
+    total = sum(count)
+    if not any(new):
+        return list(count), 0, set()
+    q = quota(new, total)
+    omax, nmax = max(old + [0]), max(new)
+
+    def fell(i):
+        return not new[i] or (omax and new[i] * omax < old[i] * nmax)
+
+    def rose(i):
+        return bool(new[i]) and (not omax or new[i] * omax > old[i] * nmax)
+
+    target = list(count)
+    givers = set()
+    released = 0
+    for i in range(n):
+        if target[i] > q[i] and fell(i):
+            released += target[i] - q[i]
+            target[i] = q[i]
+            givers.add(i)
+
+    def one(gap, sign):
+        best = max(range(n), key=lambda i: (gap(i), -i))
+        target[best] += sign
+        return best
+
+    for _ in range(released):
+        one(lambda i: q[i] - target[i], +1)
+    back = 0
+    if at_once:
+        deficit = sum(q[i] - target[i] for i in range(n) if rose(i) and target[i] < q[i])
+        excess = sum(target[i] - q[i] for i in range(n) if target[i] > q[i])
+        back = min(deficit, excess)
+        for _ in range(back):
+            givers.add(one(lambda i: target[i] - q[i], -1))
+        for _ in range(back):
+            one(lambda i: q[i] - target[i] if rose(i) else 0, +1)
+    return target, released + back, givers
+
+
+# -- reading s1 ------------------------------------------------------------------
+
+
+def s1_of(tgen):
+    return tgen.gears["s1"]
+
+
+def kernel_group(router, prefix):
+    """{device: weight} of the kernel group of `prefix` (not reduced), and its id."""
+    r = json.loads(router.run("ip -j -4 route show {}".format(prefix)) or "[]")
+    if not r:
+        return {}, None
+    r = r[0]
+    if "nhid" in r:
+        nhs = {n["id"]: n for n in json.loads(router.run("ip -j nexthop show") or "[]")}
+        g = nhs.get(r["nhid"], {})
+        members = g.get("group") or [{"id": r["nhid"], "weight": 1}]
+        return {nhs[m["id"]]["dev"]: m.get("weight", 1) for m in members}, r["nhid"]
+    if "nexthops" in r:
+        return {nh["dev"]: nh.get("weight", 1) for nh in r["nexthops"]}, None
+    return {r.get("dev", "?"): 1}, None
+
+
+def reduced(w):
+    from functools import reduce
+    from math import gcd
+
+    if not w:
+        return {}
+    g = reduce(gcd, w.values())
+    return {k: v // g for k, v in w.items()}
+
+
+def equal(ifs):
+    return {i: 1 for i in ifs}
+
+
+HEALTHY = equal(IFS)
+WITHOUT_P1 = equal([i for i in IFS if i not in P1])
+P1_HALF = {i: (1 if i in P1 else 2) for i in IFS}
+# test_per_packet: s1's sub-ports to p1 and p2 at 200G: planes 1:1:2:2 (WP-6)
+UNEQUAL = {i: (1 if i[:2] in ("p1", "p2") else 2) for i in IFS}
+
+
+def wait_weights(tgen, expected, count=60, wait=0.5):
+    s1 = s1_of(tgen)
+    return wait_for(lambda: reduced(kernel_group(s1, FLOW_DST)[0]), expected, count=count, wait=wait)
+
+
+def show(tgen):
+    out = s1_of(tgen).run("{} -s {} show json".format(FARE_DP, path(tgen, "fare-dpd.sock")))
+    try:
+        return json.loads(out)
+    except ValueError:
+        raise AssertionError("fare-dp show json: {!r}".format(out))
+
+
+def dest_of(j, prefix):
+    for d in j["destinations"]:
+        if d["prefix"] == prefix:
+            return d
+    raise AssertionError("{} not in fare-dp show json: {}".format(prefix, j))
+
+
+def in_group(d):
+    """The destination's members in the group, in member order."""
+    return [m for m in sorted(d["members"], key=lambda m: m["member"]) if m["in_group"]]
+
+
+def conntrack_marks(tgen, dst=FLOW_DST, dport=ROCE):
+    """{source port: mark} of s1's tracked UDP flows GPU -> dst:dport."""
+    out = s1_of(tgen).run("conntrack -L -p udp 2>/dev/null")
+    flows = {}
+    for line in out.splitlines():
+        m = re.search(r"src=(\S+) dst=(\S+) sport=(\d+) dport=(\d+)", line)
+        if not m or m.group(1) != SRC or m.group(2) != dst or int(m.group(4)) != dport:
+            continue
+        mk = re.search(r"\bmark=(\d+)", line)
+        flows[int(m.group(3))] = int(mk.group(1)) if mk else 0
+    return flows
+
+
+def ours(mark):
+    return MARK_BASE < mark <= MARK_BASE + 64  # destination 0 (10.0.2.1)
+
+
+def per_device(marks, d):
+    """Flows per device from conntrack marks, by the agent's member marks."""
+    dev = {m["mark"]: m["device"] for m in d["members"]}
+    counts = {}
+    for sport, mark in marks.items():
+        name = dev.get(mark, "mark {:#x}".format(mark))
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def expected_quota(tgen, d, flows):
+    """{device: quota} from the kernel's weights, in the agent's member order."""
+    kw, _ = kernel_group(s1_of(tgen), FLOW_DST)
+    members = in_group(d)
+    assert sorted(m["device"] for m in members) == sorted(kw), (
+        "agent's members {} vs kernel group {}".format([m["device"] for m in members], kw))
+    q = quota([kw[m["device"]] for m in members], flows)
+    return {m["device"]: q[i] for i, m in enumerate(members)}, kw
+
+
+def tap(tgen, dst, dport, mode, *args):
+    out = s1_of(tgen).run("/usr/bin/python3 {} {} {} {} {} {} {}".format(
+        path(tgen, "tap.py"), SRC, dst, dport, ",".join(IFS), mode, " ".join(str(a) for a in args)))
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise AssertionError("tap.py {}: {!r}".format(mode, out))
+
+
+def start_flows(tgen, base, n=FLOWS, key="flows"):
+    pid = s1_of(tgen).run("/usr/bin/python3 {} {} {} {} {} {} 0.25 170 > {} 2>&1 & echo $!".format(
+        path(tgen, "flows.py"), SRC, FLOW_DST, ROCE, base, n, path(tgen, key + ".log"))).strip()
+    STATE[key] = pid
+
+
+def stop_flows(tgen, key="flows"):
+    pid = STATE.pop(key, None)
+    if pid:
+        s1_of(tgen).run("kill {} 2>/dev/null".format(pid))
+
+
+def live_flows(tgen, base, n=FLOWS):
+    """Conntrack marks of the flows with source ports base..base+n-1."""
+    return {p: m for p, m in conntrack_marks(tgen).items() if base <= p < base + n}
+
+
+def wait_live(tgen, base, n=FLOWS):
+    got = wait_for(lambda: len(live_flows(tgen, base, n)), n, count=40, wait=0.25)
+    assert got == n, "{} of {} flows tracked".format(got, n)
+    # the agent has counted them (conntrack NEW events)
+    j = wait_for(lambda: sum(m["live"] for m in dest_of(show(tgen), FLOW_DST + "/32")["members"]), n,
+                 count=20, wait=0.25)
+    assert j == n, "fare-dp show: {} live flows, {} expected".format(j, n)
+    return live_flows(tgen, base, n)
+
+
+def check_exact(tgen, base, title):
+    """The live flows base.. (FLOWS) per member: conntrack == agent's live ==
+    quota of the kernel's weights; each flow's packets leave by its mark's
+    member. Returns {device: flows}."""
+    marks = wait_live(tgen, base)
+    d = dest_of(show(tgen), FLOW_DST + "/32")
+    exp, kw = expected_quota(tgen, d, FLOWS)
+    got = per_device(marks, d)
+    agent = {m["device"]: m["live"] for m in in_group(d)}
+    agent_quota = {m["device"]: m["quota"] for m in in_group(d)}
+    lines = ["", title, "  kernel weights {}".format(",".join(str(kw[m["device"]]) for m in in_group(d))),
+             "  member device  mark        conntrack  fare-dp  quota"]
+    for m in in_group(d):
+        lines.append("  {:<6} {:<7} {:#x}  {:>9} {:>8} {:>6}".format(
+            m["member"], m["device"], m["mark"], got.get(m["device"], 0), m["live"], exp[m["device"]]))
+    report("\n".join(lines))
+    assert all(ours(m) for m in marks.values()), "flows without a mark of the agent: {}".format(
+        {p: m for p, m in marks.items() if not ours(m)})
+    assert got == {k: v for k, v in exp.items() if v}, "conntrack {} vs quota {}".format(got, exp)
+    assert agent == exp, "fare-dp show live {} vs quota {}".format(agent, exp)
+    assert agent_quota == exp, "fare-dp show quota {} vs {}".format(agent_quota, exp)
+    return marks, d
+
+
+def check_egress(tgen, marks, d):
+    """Every flow's packets leave by the device of its mark (1 s of taps)."""
+    dev = {m["mark"]: m["device"] for m in d["members"]}
+    seen = tap(tgen, FLOW_DST, ROCE, "watch", 1.2)["ports"]
+    wrong = {}
+    for sport, mark in marks.items():
+        devs = seen.get(str(sport), {})
+        if sorted(devs) != [dev.get(mark)]:
+            wrong[sport] = (dev.get(mark), devs)
+    assert not wrong, "flows leaving elsewhere than their mark's member (mark's, seen): {}".format(wrong)
+
+
+# -- tests -----------------------------------------------------------------------
+
+
+def test_agent_running():
+    "fare-dpd in s1's namespace follows the group of 10.0.2.1 and 10.0.2.2 (8 equal members)."
+    tgen = tgen_or_skip()
+    s1 = s1_of(tgen)
+    assert os.access(FARE_DPD, os.X_OK) and os.access(FARE_DP, os.X_OK), (
+        "{} / {} missing: cd build/core && make".format(FARE_DPD, FARE_DP))
+    got = wait_weights(tgen, HEALTHY, count=120)
+    assert got == HEALTHY, "s1's group for {}: {}".format(FLOW_DST, got)
+    assert kernel_group(s1, PACKET_DST)[1] == kernel_group(s1, FLOW_DST)[1]
+    STATE["agent"] = s1.run("{} -f {} -s {} -d > {} 2>&1 & echo $!".format(
+        FARE_DPD, path(tgen, "fare-dpd.conf"), path(tgen, "fare-dpd.sock"),
+        path(tgen, "fare-dpd.log"))).strip()
+
+    def ready():
+        try:
+            j = show(tgen)
+        except AssertionError:
+            return None
+        return [(d["prefix"], d["programmed"], len(in_group(d))) for d in j["destinations"]]
+
+    want = [(FLOW_DST + "/32", True, 8), (PACKET_DST + "/32", True, 8)]
+    got = wait_for(ready, want, count=40, wait=0.25)
+    assert got == want, "fare-dp show json: {}; log: {}".format(got, open(path(tgen, "fare-dpd.log")).read())
+    nft = s1.run("nft list table inet fare_dp")
+    assert "ct state new ct mark 0x00000000 ct mark set numgen inc mod 8 map" in nft, nft
+    assert "meta mark set numgen inc mod 8 map" in nft, nft
+    assert s1.run("cat /proc/sys/net/netfilter/nf_conntrack_udp_timeout").strip() == str(IDLE)
+
+
+def test_per_flow_placement():
+    "SUN-3: 64 QPs 10.0.1.1 -> 10.0.2.1:4791: flows per member == quota exactly (kernel hash beside it)."
+    tgen = tgen_or_skip()
+    assert STATE.get("agent"), "fare-dpd is not running"
+    # the kernel's hash for the same 64 source ports to port 4792 (the same
+    # group, not the agent's), before the QPs open
+    hashed = tap(tgen, FLOW_DST, OTHER_PORT, "burst", FLOW_PORT, FLOWS)["ports"]
+    assert len(hashed) == FLOWS, "hash: {} of {} flows seen".format(len(hashed), FLOWS)
+    per = {i: 0 for i in IFS}
+    for devs in hashed.values():
+        assert len(devs) == 1, devs
+        per[list(devs)[0]] += 1
+    mean = FLOWS / float(len(IFS))
+
+    start_flows(tgen, FLOW_PORT)
+    marks, d = check_exact(tgen, FLOW_PORT, "SUN-3: 64 QPs 10.0.1.1 -> 10.0.2.1:4791 placed by fare-dpd")
+    check_egress(tgen, marks, d)
+    agent = per_device(marks, d)
+    report("  kernel hash (L4), the same 64 source ports to port {} (not the agent's): {}\n"
+           "  max/mean: fare-dpd {:.2f}, kernel hash {:.2f} (mean {:.1f} flows per member)".format(
+               OTHER_PORT, " ".join("{} {}".format(i, per[i]) for i in IFS),
+               max(agent.values()) / mean, max(per.values()) / mean, mean))
+    STATE["placed"] = marks
+
+
+def monitor_start(tgen):
+    s1 = s1_of(tgen)
+    p = path(tgen, "monitor-s1.txt")
+    pid = s1.run("TZ=UTC ip -ts -o monitor route nexthop > {} 2>&1 & echo $!".format(p)).strip()
+    time.sleep(0.3)
+    return p, pid
+
+
+TS = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)\]\s+(.*)$")
+
+
+def monitor_stop(tgen, mon):
+    """Kernel updates of 10.0.2.1's route and of its group now: [(time, text)]."""
+    p, pid = mon
+    s1 = s1_of(tgen)
+    s1.run("kill {}".format(pid))
+    _, nhid = kernel_group(s1, FLOW_DST)
+    route = re.compile(r"^(Deleted )?{}(/32)? ".format(re.escape(FLOW_DST)))
+    group = re.compile(r"^(Deleted )?id {} ".format(nhid))
+    events = []
+    with open(p) as f:
+        for line in f:
+            m = TS.match(line.strip())
+            # the main table's route (the agent's own tables show "table N")
+            if m and " table " not in m.group(2) and (route.match(m.group(2)) or group.match(m.group(2))):
+                t = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f")
+                events.append((t.replace(tzinfo=timezone.utc).timestamp(), m.group(2)))
+    return events
+
+
+def link(tgen, router, ifnames, state):
+    r = tgen.gears[router]
+    r.run("; ".join("ip link set {} {}".format(i, state) for i in ifnames))
+    return time.time()
+
+
+def wait_agent(tgen, expected):
+    """The agent's mapping of 10.0.2.1 at the kernel's weights `expected`
+    (reduced), its live counts at the quota of them or settled."""
+    def state():
+        d = dest_of(show(tgen), FLOW_DST + "/32")
+        return reduced({m["device"]: m["weight"] for m in in_group(d)})
+    return wait_for(state, expected, count=40, wait=0.25)
+
+
+def device_counts(marks, dev):
+    c = {}
+    for m in marks.values():
+        c[dev[m]] = c.get(dev[m], 0) + 1
+    return c
+
+
+def change(tgen, title, router, ifnames, state, expected_weights):
+    """Set `ifnames` of `router` `state`; wait until s1's group and the
+    agent follow; check the moves against rebalance() (recover at-once)
+    and the time from the kernel's update to the agent's new mapping.
+    Returns {"moved": {sport: (old mark, new mark)}, "dev0": marks before
+    -> device, "dev": marks after -> device, "latency": ms}."""
+    s1 = s1_of(tgen)
+    d0 = dest_of(show(tgen), FLOW_DST + "/32")
+    before = live_flows(tgen, FLOW_PORT)
+    assert len(before) == FLOWS, "{} flows live before".format(len(before))
+    old_members = sorted(d0["members"], key=lambda m: m["member"])
+    old_w = {m["device"]: m["weight"] for m in old_members if m["in_group"]}
+    dev0 = {m["mark"]: m["device"] for m in old_members}
+    mon = monitor_start(tgen)
+    try:
+        t0 = link(tgen, router, ifnames, state)
+        got = wait_weights(tgen, expected_weights, count=120, wait=0.25)
+        agent = wait_agent(tgen, expected_weights)
+        time.sleep(0.5)  # the re-marking is done in the same pass as the mapping
+    finally:
+        events = monitor_stop(tgen, mon)
+    assert got == expected_weights, "s1's kernel group: {}".format(got)
+    assert agent == expected_weights, "fare-dpd's weights: {}".format(agent)
+    d = dest_of(show(tgen), FLOW_DST + "/32")
+    after = live_flows(tgen, FLOW_PORT)
+    assert sorted(before) == sorted(after), "flows gone or new: {}".format(sorted(set(before) ^ set(after)))
+    moved = {p: (before[p], after[p]) for p in before if before[p] != after[p]}
+    members = sorted(d["members"], key=lambda m: m["member"])
+    dev = {m["mark"]: m["device"] for m in members}
+    kw, _ = kernel_group(s1, FLOW_DST)
+    # expected: from the counts before, the old and new kernel weights, in member order
+    devices = [m["device"] for m in members] + [
+        m["device"] for m in old_members if m["device"] not in [x["device"] for x in members]]
+    cnt_before = device_counts(before, dev0)
+    cnt_after = device_counts(after, dev)
+    old = [old_w.get(x, 0) for x in devices]
+    new = [kw.get(x, 0) for x in devices]
+    target, n_moved, givers = rebalance(old, new, [cnt_before.get(x, 0) for x in devices])
+    exp_after = {x: target[i] for i, x in enumerate(devices) if target[i]}
+    exp_givers = {devices[i] for i in givers}
+    lines = ["", title,
+             "  kernel weights {} -> {} (members {})".format(
+                 ",".join(map(str, old)), ",".join(map(str, new)), ",".join(devices)),
+             "  device  before  after  expected"]
+    for x in devices:
+        lines.append("  {:<7} {:>6} {:>6} {:>9}".format(
+            x, cnt_before.get(x, 0), cnt_after.get(x, 0), exp_after.get(x, 0)))
+    from_dev, to_dev = {}, {}
+    for o, n in moved.values():
+        from_dev[dev0[o]] = from_dev.get(dev0[o], 0) + 1
+        to_dev[dev.get(n, "?")] = to_dev.get(dev.get(n, "?"), 0) + 1
+    lines.append("  flows moved: {} (expected {}), from {} to {}".format(
+        len(moved), n_moved, from_dev or "-", to_dev or "-"))
+    # latency: the kernel's last update of the route or its group before the
+    # agent's new mapping, to that mapping programmed (both wall clock)
+    last = d["last_change"]
+    prog = last["programmed_ns"] / 1e9
+    before_prog = [t for t, _ in events if t <= prog]
+    lat = (prog - before_prog[-1]) * 1000 if before_prog else None
+    lines.append("  kernel updates of 10.0.2.1's route/group: {}, the last {:.0f} ms after the link "
+                 "change; fare-dpd's mapping programmed {} ms after it (its own netlink-to-programmed "
+                 "{:.3f} ms; {} flows re-marked in that change)".format(
+                     len(events), (events[-1][0] - t0) * 1000 if events else float("nan"),
+                     "{:.3f}".format(lat) if lat is not None else "?",
+                     last["latency_ms"], last["moved"]))
+    report("\n".join(lines))
+    assert cnt_after == exp_after, "per device after {} vs expected {}".format(cnt_after, exp_after)
+    assert len(moved) == n_moved, "moved {} flows, {} expected".format(len(moved), n_moved)
+    assert set(from_dev) <= exp_givers, "flows moved from {}, only {} may give".format(from_dev, exp_givers)
+    assert events, "no kernel update of 10.0.2.1 seen"
+    assert lat is not None and 0 <= lat < 1000, "latency {} ms".format(lat)
+    return {"moved": moved, "dev0": dev0, "dev": dev, "latency": lat}
+
+
+def test_plane_failure():
+    "SUN-4: s2's p1a, p1b down: exactly the flows on p1 move, none elsewhere; back at once after recovery."
+    tgen = tgen_or_skip()
+    assert STATE.get("placed"), "no placed flows (test_per_flow_placement)"
+    assert wait_weights(tgen, HEALTHY) == HEALTHY
+    restored = False
+    try:
+        c = change(tgen, "SUN-4: s2's port to p1 down (p1a, p1b): p1 leaves s1's group",
+                   "s2", P1, "down", WITHOUT_P1)
+        moved, dev0 = c["moved"], c["dev0"]
+        placed = STATE["placed"]
+        on_p1 = {p for p, m in placed.items() if dev0[m] in P1}
+        assert set(moved) == on_p1, "moved {} vs on p1 {}".format(sorted(moved), sorted(on_p1))
+        elsewhere = [p for p, (o, _n) in moved.items() if dev0[o] not in P1]
+        assert not elsewhere, "flows of unaffected planes moved: {}".format(elsewhere)
+        report("  flows on p1 before: {}, moved: {}, moved from other planes: {}".format(
+            len(on_p1), len(moved), len(elsewhere)))
+        check_egress(tgen, live_flows(tgen, FLOW_PORT), dest_of(show(tgen), FLOW_DST + "/32"))
+        # recovery: p1 back after the hold-down, its quota reinstated at once
+        c2 = change(tgen, "SUN-4: s2's port to p1 up again: p1 reinstated (recover at-once)",
+                    "s2", P1, "up", HEALTHY)
+        restored = True
+        back = [p for p, (_o, n) in c2["moved"].items() if c2["dev"][n] in P1]
+        assert len(back) == len(c2["moved"]) == len(on_p1), "back to p1: {} of {} moved, {} left it".format(
+            len(back), len(c2["moved"]), len(on_p1))
+        check_egress(tgen, live_flows(tgen, FLOW_PORT), dest_of(show(tgen), FLOW_DST + "/32"))
+    finally:
+        if not restored:
+            link(tgen, "s2", P1, "up")
+            wait_weights(tgen, HEALTHY, count=60)
+
+
+def test_half_failure():
+    "SUN-4: s2's p1b down (2:2:2:2:2:2:1:1): only p1's flows move, as many as needed; recovery at once."
+    tgen = tgen_or_skip()
+    assert len(live_flows(tgen, FLOW_PORT)) == FLOWS, "the 64 flows are not live"
+    assert wait_weights(tgen, HEALTHY) == HEALTHY
+    restored = False
+    try:
+        c = change(tgen, "SUN-4: s2's p1b down: p1 at half (2:2:2:2:2:2:1:1)", "s2", ["p1b"], "down",
+                   P1_HALF)
+        off_p1 = [p for p, (o, _n) in c["moved"].items() if c["dev0"][o] not in P1]
+        assert not off_p1, "flows of other planes moved: {}".format(off_p1)
+        c2 = change(tgen, "SUN-4: s2's p1b up again (after the hold-down): back at once", "s2", ["p1b"],
+                    "up", HEALTHY)
+        restored = True
+        not_to_p1 = [p for p, (_o, n) in c2["moved"].items() if c2["dev"][n] not in P1]
+        assert not not_to_p1, "flows moved elsewhere than p1: {}".format(not_to_p1)
+        check_egress(tgen, live_flows(tgen, FLOW_PORT), dest_of(show(tgen), FLOW_DST + "/32"))
+    finally:
+        if not restored:
+            link(tgen, "s2", ["p1b"], "up")
+            wait_weights(tgen, HEALTHY, count=60)
+
+
+def test_idle_expiry():
+    "SUN-4: flows stopped: after idle no entry of the agent's is left; a new burst follows the weights exactly."
+    tgen = tgen_or_skip()
+    assert STATE.get("agent"), "fare-dpd is not running"
+    j0 = dest_of(show(tgen), FLOW_DST + "/32")["flows"]
+    stop_flows(tgen)
+    t0 = time.time()
+
+    def left():
+        return {p: m for p, m in conntrack_marks(tgen).items() if ours(m)}
+
+    # still tracked well within the idle time (the timer is the configured one)
+    time.sleep(1.0)
+    early = len(left())
+    assert early == FLOWS, "{} of {} entries left 1 s after the flows stopped (idle {} s)".format(
+        early, FLOWS, IDLE)
+    rest = wait_for(left, {}, count=int((IDLE + 5) / 0.25), wait=0.25)
+    gone_after = time.time() - t0
+    assert rest == {}, "entries with the agent's marks left {:.1f} s after the flows stopped: {}".format(
+        gone_after, rest)
+    d = wait_for(lambda: sum(m["live"] for m in dest_of(show(tgen), FLOW_DST + "/32")["members"]), 0,
+                 count=20, wait=0.25)
+    assert d == 0, "fare-dp show: {} live flows after idle".format(d)
+    j1 = dest_of(show(tgen), FLOW_DST + "/32")["flows"]
+    report("\nSUN-4 idle: flows stopped; {} entries 1 s later, none of the agent's {:.2f} s later "
+           "(idle {} s, conntrack -L polled every 0.25 s); fare-dp: expired {} -> {}".format(
+               early, gone_after, IDLE, j0["expired"], j1["expired"]))
+    assert j1["expired"] - j0["expired"] >= FLOWS, (j0, j1)
+    assert wait_weights(tgen, HEALTHY) == HEALTHY
+    start_flows(tgen, BURST_PORT, key="burst")
+    try:
+        check_exact(tgen, BURST_PORT, "SUN-4: a new burst of 64 QPs (ports {}..) after idle".format(BURST_PORT))
+    finally:
+        stop_flows(tgen, "burst")
+
+
+def test_per_packet():
+    "SUN-5, WP-6: 100k packets of one flow to 10.0.2.2:4791, planes 1:1:2:2: each member within 1 point of its share."
+    tgen = tgen_or_skip()
+    assert STATE.get("agent"), "fare-dpd is not running"
+    s1, s2 = s1_of(tgen), tgen.gears["s2"]
+    # planes 1:1:2:2: s1's sub-ports to p1 and p2 at 200G (and the planes' ends)
+    cfg = "configure terminal\nrouter bgp {}\n".format(65001)
+    cfg += "".join("neighbor {} fare link-bandwidth 200G\n".format(i) for i in IFS if i[:2] in ("p1", "p2"))
+    s1.vtysh_cmd(cfg)
+    for j in (1, 2):
+        tgen.gears["p{}".format(j)].vtysh_cmd(
+            "configure terminal\nrouter bgp {}\nneighbor s1a fare link-bandwidth 200G\n"
+            "neighbor s1b fare link-bandwidth 200G\n".format(65100 + j))
+    got = wait_weights(tgen, UNEQUAL, count=40)
+    assert got == UNEQUAL, "s1's group: {}".format(got)
+    d = wait_for(lambda: reduced({m["device"]: m["weight"] for m in in_group(
+        dest_of(show(tgen), PACKET_DST + "/32"))}), UNEQUAL, count=20, wait=0.25)
+    assert d == UNEQUAL, "fare-dpd's weights for 10.0.2.2: {}".format(d)
+    dd = dest_of(show(tgen), PACKET_DST + "/32")
+    assert dd["slots"] == 12, "slots: {}".format(dd["slots"])
+    nft = s1.run("nft list chain inet fare_dp d1")
+    assert "numgen inc mod 12 map" in nft, nft
+
+    out = path(tgen, "recv.json")
+    ready = path(tgen, "recv.ready")
+    for p in (out, ready):
+        if os.path.exists(p):
+            os.unlink(p)
+    rpid = s2.run("/usr/bin/python3 {} {} {} {} {} {} > {} 2>&1 & echo $!".format(
+        path(tgen, "recv.py"), PACKET_DST, ROCE, PACKETS, out, ready, path(tgen, "recv.log"))).strip()
+    try:
+        assert wait_for(lambda: os.path.exists(ready), True, count=40, wait=0.1), "receiver not ready"
+        before = tx(s1)
+        j = tap(tgen, PACKET_DST, ROCE, "spray", SPRAY_PORT, PACKETS)
+        after = tx(s1)
+        res = wait_for(lambda: os.path.exists(out), True, count=100, wait=0.1)
+        assert res, "receiver: no result; {}".format(open(path(tgen, "recv.log")).read())
+        with open(out) as f:
+            rx = json.load(f)
+    finally:
+        s2.run("kill {} 2>/dev/null".format(rpid))
+    counts = {i: j["ports"].get(str(SPRAY_PORT), {}).get(i, 0) for i in IFS}
+    total = sum(counts.values())
+    wsum = float(sum(UNEQUAL.values()))
+    lines = ["", "SUN-5/WP-6: {} packets of one flow 10.0.1.1:{} -> 10.0.2.2:4791, planes 1:1:2:2 "
+             "(members 1:1:1:1:2:2:2:2, {} slots), sent in {:.2f} s ({} send errors)".format(
+                 PACKETS, SPRAY_PORT, dd["slots"], j["seconds"], j["errors"]),
+             "  device  packets  share   weight share  tx counter"]
+    for i in IFS:
+        lines.append("  {:<7} {:>7} {:>6.2f}% {:>8.2f}% {:>10}".format(
+            i, counts[i], 100.0 * counts[i] / max(total, 1), 100.0 * UNEQUAL[i] / wsum, after[i] - before[i]))
+    lines.append("  receiver s2 (10.0.2.2:4791): {} received, {} reordered ({:.3f}%: a lower sequence "
+                 "number than one already seen), latest by up to {} packets, {} duplicates".format(
+                     rx["received"], rx["reordered"], 100.0 * rx["reordered"] / max(rx["received"], 1),
+                     rx["max_late"], rx["duplicates"]))
+    report("\n".join(lines))
+    assert total == PACKETS - j["errors"] and j["errors"] == 0, "tapped {} of {} ({} errors)".format(
+        total, PACKETS, j["errors"])
+    for i in IFS:
+        assert 0 <= after[i] - before[i] - counts[i] <= CONTROL_PACKETS, (i, after[i] - before[i], counts[i])
+        share = 100.0 * counts[i] / total
+        assert abs(share - 100.0 * UNEQUAL[i] / wsum) <= 1.0, "{}: {:.2f}%".format(i, share)
+    assert rx["received"] >= PACKETS // 2, "receiver got {} of {}".format(rx["received"], PACKETS)
+
+
+def tx(router):
+    out = router.run(" ".join("cat /sys/class/net/{}/statistics/tx_packets;".format(i) for i in IFS))
+    return dict(zip(IFS, [int(x) for x in out.split()]))
+
+
+def test_agent_stop():
+    "fare-dpd stops on SIGTERM and leaves nothing: no table inet fare_dp, no rule or table of its own."
+    tgen = tgen_or_skip()
+    s1 = s1_of(tgen)
+    pid = STATE.get("agent")
+    assert pid, "fare-dpd is not running"
+    s1.run("kill -TERM {}".format(pid))
+    alive = wait_for(lambda: s1.run("kill -0 {} 2>/dev/null && echo yes || echo no".format(pid)).strip(),
+                     "no", count=40, wait=0.25)
+    assert alive == "no", "fare-dpd still running 10 s after SIGTERM"
+    STATE.pop("agent")
+    log = open(path(tgen, "fare-dpd.log")).read()
+    tables = s1.run("nft list tables")
+    rules = s1.run("ip -4 rule show")
+    routes = s1.run("ip -4 route show table all | grep -E 'table 46410[0-9][0-9]' || true")
+    timeout = s1.run("cat /proc/sys/net/netfilter/nf_conntrack_udp_timeout").strip()
+    report("\nfare-dpd stopped (SIGTERM): nft tables {!r}; udp timeout {} s; last log lines:\n  {}".format(
+        tables.strip(), timeout, "\n  ".join(log.strip().splitlines()[-3:])))
+    assert "fare_dp" not in tables, tables
+    assert "fwmark" not in rules, rules
+    assert not routes.strip(), routes
+    assert timeout != str(IDLE), "conntrack UDP timeout not restored: {}".format(timeout)
+    assert "cleaning up" in log, log
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))
