@@ -423,13 +423,12 @@ static void ports_str(struct dp_buf *b, const uint16_t *ports, size_t n)
 void dp_report_plan(struct dp_buf *b, const struct dp_dest *d, uint32_t qps, uint16_t first_port,
 		    const char *source)
 {
-	uint32_t w[FARE_DP_MEMBERS_MAX], left[FARE_DP_MEMBERS_MAX];
+	uint32_t w[FARE_DP_MEMBERS_MAX];
 	unsigned ks[FARE_DP_MEMBERS_MAX];
-	uint8_t slots[FARE_DP_SLOTS_MAX];
 	struct fare_dp_plan plan;
-	size_t n = dp_dest_weights(d, w, ks), nslots;
+	size_t n = dp_dest_weights(d, w, ks);
 	uint16_t *ports;
-	size_t *member_of;
+	uint8_t *member_of;
 
 	if (!n) {
 		dp_buf_printf(b, "error: %s: no usable member (%s)\n", d->name,
@@ -443,34 +442,18 @@ void dp_report_plan(struct dp_buf *b, const struct dp_dest *d, uint32_t qps, uin
 			      plan.qps, plan.first_port);
 		return;
 	}
-	nslots = fare_dp_slots(w, n, FARE_DP_SLOTS_MAX, slots);
 	ports = calloc(plan.qps, sizeof(*ports));
 	member_of = calloc(plan.qps, sizeof(*member_of));
-	if (!ports || !member_of || !nslots) {
+	if (!ports || !member_of) {
 		free(ports);
 		free(member_of);
 		dp_buf_printf(b, "error: %s: out of memory\n", d->name);
 		return;
 	}
-	/*
-	 * Port first_port + i goes to the member of slot i mod S: the QPs
-	 * opened in port order from a reset cycle land as the slot map
-	 * places them. Each member gets its quota (plan.per_member).
+	/* the QPs opened in port order from a reset cycle land as the slot
+	 * map places them: each member gets its quota (plan.per_member)
 	 */
-	memcpy(left, plan.per_member, n * sizeof(*left));
-	for (uint32_t i = 0; i < plan.qps; i++) {
-		size_t m = slots[i % nslots];
-
-		if (m >= n || !left[m]) {
-			for (m = 0; m < n && !left[m]; m++)
-				;
-			if (m == n)
-				m = 0;
-		}
-		if (left[m])
-			left[m]--;
-		member_of[i] = m;
-	}
+	fare_dp_plan_members(w, n, &plan, member_of);
 
 	dp_buf_printf(b, "plan for %s (%s", d->name, source);
 	if (d->group)

@@ -100,57 +100,20 @@ static int ctl_talk(int fd, const char *req)
 /* plan without the daemon: the kernel's route and group for DEST */
 static int plan_offline(const char *dest, uint32_t qps, uint16_t port)
 {
-	static struct dp_config cfg;
-	struct dp_dest *d = &cfg.dests[0];
-	struct dp_hop hops[DP_HOPS_MAX];
+	static struct dp_dest d;
 	struct dp_buf b = { 0 };
-	struct dp_nl *nl;
-	uint32_t group;
-	int n, rc = 0;
+	int rc = 0;
 
-	cfg.mark_base = DP_DEFAULT_MARK_BASE;
-	cfg.table_base = DP_DEFAULT_TABLE_BASE;
-	cfg.ndests = 1;
-	if (!dp_prefix_parse(dest, &d->family, d->addr, &d->plen)) {
-		fprintf(stderr, "fare-dp: %s: not a prefix or an address\n", dest);
-		return 2;
+	if (dp_dest_from_kernel(dest, &d) < 0) {
+		if (errno == EINVAL)
+			fprintf(stderr, "fare-dp: %s: not a prefix or an address\n", dest);
+		else if (errno == ENOENT)
+			fprintf(stderr,
+				"fare-dp: %s: no route in the main table (give the exact prefix)\n",
+				d.name);
+		return errno == EINVAL ? 2 : 1;
 	}
-	dp_prefix_format(d->family, d->addr, d->plen, d->name, sizeof(d->name));
-	d->mode = DP_PER_FLOW;
-	nl = dp_nl_open(false);
-	if (!nl || dp_nl_dump(nl, &cfg, false) < 0) {
-		dp_nl_close(nl);
-		return 1;
-	}
-	n = dp_nl_resolve(nl, d, hops, DP_HOPS_MAX, &group);
-	dp_nl_close(nl);
-	if (n < 0) {
-		fprintf(stderr, "fare-dp: %s: no route in the main table (give the exact prefix)\n",
-			d->name);
-		return 1;
-	}
-	d->group = group;
-	for (int i = 0, k = 0; i < n && k < FARE_DP_MEMBERS_MAX; i++) {
-		struct dp_member *m;
-		int j;
-
-		if (!hops[i].weight)
-			continue;
-		/* a member is (device, gateway): merge repeated ones */
-		for (j = 0; j < k; j++)
-			if (d->members[j].ifindex == hops[i].ifindex &&
-			    dp_gw_equal(&d->members[j].gw, &hops[i].gw))
-				break;
-		m = &d->members[j];
-		if (j == k) {
-			k++;
-			m->used = m->in_group = true;
-			m->ifindex = hops[i].ifindex;
-			m->gw = hops[i].gw;
-		}
-		m->weight += hops[i].weight;
-	}
-	dp_report_plan(&b, d, qps, port, "kernel, fare-dpd not running");
+	dp_report_plan(&b, &d, qps, port, "kernel, fare-dpd not running");
 	if (!b.len || b.oom) {
 		rc = 1;
 	} else if (!strncmp(b.s, "error:", 6)) {

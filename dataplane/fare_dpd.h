@@ -166,6 +166,8 @@ void dp_buf_free(struct dp_buf *b);
 void dp_report_show(struct dp_buf *b, const struct dp_config *cfg, bool json);
 /* the usable members (weight > 0) of d, in member order */
 size_t dp_dest_weights(const struct dp_dest *d, uint32_t *weights, unsigned *ks);
+/* libfaredp.c: d from the kernel's route for dest (no daemon); members or -1, errno */
+int dp_dest_from_kernel(const char *dest, struct dp_dest *d);
 void dp_report_plan(struct dp_buf *b, const struct dp_dest *d, uint32_t qps, uint16_t first_port,
 		    const char *source);
 void dp_gw_format(const struct dp_gw *gw, char *buf, size_t len);

@@ -561,3 +561,14 @@ void fare_dp_plan(const uint32_t *weights, size_t n, uint32_t requested, uint16_
 	plan->qps = (uint32_t)qps;
 	fare_dp_quota(weights, n, plan->qps, plan->per_member);
 }
+
+void fare_dp_plan_members(const uint32_t *weights, size_t n, const struct fare_dp_plan *plan,
+			  uint8_t *qp_member)
+{
+	uint8_t slots[FARE_DP_SLOTS_MAX];
+	size_t nslots = fare_dp_slots(weights, n, FARE_DP_SLOTS_MAX, slots);
+	uint32_t i;
+
+	for (i = 0; i < plan->qps; i++)
+		qp_member[i] = nslots ? slots[i % nslots] : 0;
+}

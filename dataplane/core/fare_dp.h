@@ -142,4 +142,13 @@ struct fare_dp_plan {
 void fare_dp_plan(const uint32_t *weights, size_t n, uint32_t requested, uint16_t first_port,
 		  struct fare_dp_plan *plan);
 
+/*
+ * The member each QP of a plan lands on: QP i (source port first_port + i)
+ * goes to the member of slot i mod S of fare_dp_slots(weights), the order
+ * in which the agent places new flows from a reset cycle, so member k gets
+ * plan->per_member[k] QPs. qp_member[] has plan->qps entries.
+ */
+void fare_dp_plan_members(const uint32_t *weights, size_t n, const struct fare_dp_plan *plan,
+			  uint8_t *qp_member);
+
 #endif /* FARE_DP_H */

@@ -505,6 +505,34 @@ static void test_plan(void **state)
 	check_plan(many, FARE_DP_MEMBERS_MAX + 1, 0, 49152, 0, none);
 }
 
+/* SUN-3: the QPs of a plan, opened in port order, land as the slot map
+ * places them: each member gets its share, 1:1:2:2 in slot order.
+ */
+static void test_plan_members(void **state)
+{
+	const uint32_t wp6[4] = { 1, 1, 2, 2 };
+	uint8_t slots[FARE_DP_SLOTS_MAX], qp_member[64];
+	struct fare_dp_plan plan;
+	uint32_t count[8];
+	size_t i, nslots;
+
+	(void)state;
+	fare_dp_plan(half6_2, 8, 20, 49152, &plan);
+	assert_int_equal(plan.qps, 28);
+	fare_dp_plan_members(half6_2, 8, &plan, qp_member);
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < plan.qps; i++)
+		count[qp_member[i]]++;
+	assert_memory_equal(count, plan.per_member, sizeof(count));
+
+	fare_dp_plan(wp6, 4, 0, 49152, &plan);
+	assert_int_equal(plan.qps, 6);
+	fare_dp_plan_members(wp6, 4, &plan, qp_member);
+	nslots = fare_dp_slots(wp6, 4, FARE_DP_SLOTS_MAX, slots);
+	assert_int_equal(nslots, 6);
+	assert_memory_equal(qp_member, slots, 6);
+}
+
 /* uniform in [lo, hi] */
 static uint32_t prng_range(struct prng *prng, uint32_t lo, uint32_t hi)
 {
@@ -669,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_slots_dominant),
 		cmocka_unit_test(test_slots_budget),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan_members),
 		cmocka_unit_test(test_rebalance_random),
 		cmocka_unit_test(test_place_slots_random),
 	};

@@ -91,6 +91,8 @@ TOP = os.path.realpath(os.path.join(CWD, "..", ".."))
 DPD_DIR = os.environ.get("FARE_DPD_DIR") or os.path.join(TOP, "build", "core", "dataplane")
 FARE_DPD = os.path.join(DPD_DIR, "fare-dpd")
 FARE_DP = os.path.join(DPD_DIR, "fare-dp")
+QP_PLAN = os.path.join(DPD_DIR, "examples", "qp-plan")  # libfaredp's example application
+PLAN_PORT = 26000
 
 AGENT_CONF = """\
 # fare-dpd in s1's namespace (test_fare_dataplane.py)
@@ -250,7 +252,7 @@ def setup_module(mod):
 def teardown_module(_mod):
     tgen = get_topogen()
     s1 = tgen.gears["s1"]
-    for key in ("flows", "burst"):
+    for key in ("flows", "burst", "plan"):
         if STATE.get(key):
             s1.run("kill {} 2>/dev/null".format(STATE.pop(key)))
     if STATE.get("agent"):  # test_agent_stop did not run or failed
@@ -769,6 +771,46 @@ def test_idle_expiry():
         check_exact(tgen, BURST_PORT, "SUN-4: a new burst of 64 QPs (ports {}..) after idle".format(BURST_PORT))
     finally:
         stop_flows(tgen, "burst")
+
+
+def test_plan_places_qps_as_planned():
+    "SUN-3: fare-dp plan and libfaredp give the QPs and ports; opened in port order they land as planned."
+    tgen = tgen_or_skip()
+    assert STATE.get("agent"), "fare-dpd is not running"
+    s1 = s1_of(tgen)
+    # no live flow: the agent's cycle starts again at the first slot
+    left = wait_for(lambda: {p: m for p, m in conntrack_marks(tgen).items() if ours(m)}, {},
+                    count=int((IDLE + 5) / 0.25), wait=0.25)
+    assert left == {}, left
+    cli = s1.run("{} -s {} plan {} --qps 20 --port {}".format(
+        FARE_DP, path(tgen, "fare-dpd.sock"), FLOW_DST, PLAN_PORT))
+    report("\nSUN-3: fare-dp plan {} --qps 20 --port {}\n{}".format(FLOW_DST, PLAN_PORT, cli.rstrip()))
+    assert ": 24 QPs, UDP source ports {}-{}".format(PLAN_PORT, PLAN_PORT + 23) in cli, cli
+    cli_ports = {}
+    for line in cli.splitlines():
+        m = re.match(r"\s+\d+\s+(\S+)\s+\S+\s+(\d+)\s+(\d+)\s+(\S+)$", line)
+        if not m:
+            continue
+        assert int(m.group(3)) == 3, line  # 8 equal members: 3 QPs each
+        for part in m.group(4).split(","):
+            lo, _, hi = part.partition("-")
+            for port in range(int(lo), int(hi or lo) + 1):
+                cli_ports[port] = m.group(1)
+    assert len(cli_ports) == 24, cli
+    lib = s1.run("{} {} 20 {}".format(QP_PLAN, FLOW_DST, PLAN_PORT)).split("\n")
+    assert lib[0] == "qps 24", lib
+    lib_ports = {int(l.split()[0]): l.split()[1] for l in lib[1:] if l.strip()}
+    assert lib_ports == cli_ports, (lib_ports, cli_ports)
+    # the application opens the 24 QPs in port order: the agent places them as planned
+    start_flows(tgen, PLAN_PORT, n=24, key="plan")
+    try:
+        marks = wait_live(tgen, PLAN_PORT, n=24)
+        dev = {m["mark"]: m["device"] for m in dest_of(show(tgen), FLOW_DST + "/32")["members"]}
+        placed = {p: dev.get(mk) for p, mk in marks.items()}
+        assert placed == cli_ports, "placed {} planned {}".format(placed, cli_ports)
+        report("SUN-3: 24 QPs opened in port order: every one on its planned member (3 per member)")
+    finally:
+        stop_flows(tgen, "plan")
 
 
 def test_per_packet():
