@@ -42,11 +42,14 @@ struct dp_ct {
 	uint64_t idle;
 };
 
-static struct dp_flow **flow_slot(struct dp_ct *ct, uint32_t id)
+/* A flow is its conntrack id and original tuple: the kernel's 32-bit id
+ * is a hash, and two live flows can share one.
+ */
+static struct dp_flow **flow_slot(struct dp_ct *ct, uint32_t id, const struct nf_conntrack *c)
 {
 	struct dp_flow **p = &ct->flows[id % FLOW_BUCKETS];
 
-	while (*p && (*p)->id != id)
+	while (*p && ((*p)->id != id || !nfct_cmp((*p)->tuple, c, NFCT_CMP_ORIG)))
 		p = &(*p)->next;
 	return p;
 }
@@ -77,7 +80,7 @@ static bool flow_put(struct dp_ct *ct, const struct nf_conntrack *c, size_t d, u
 		     bool *added)
 {
 	uint32_t id = nfct_get_attr_u32(c, ATTR_ID);
-	struct dp_flow **slot = flow_slot(ct, id), *f = *slot;
+	struct dp_flow **slot = flow_slot(ct, id, c), *f = *slot;
 
 	*added = false;
 	if (!f) {
@@ -134,7 +137,7 @@ static int ev_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *c, void *
 		dp_dbg("%s: flow %u placed on member %u", cfg->dests[d].name,
 		       nfct_get_attr_u32(c, ATTR_ID), k);
 	} else if (type == NFCT_T_DESTROY && nfct_attr_is_set(c, ATTR_ID)) {
-		struct dp_flow **slot = flow_slot(ct, nfct_get_attr_u32(c, ATTR_ID));
+		struct dp_flow **slot = flow_slot(ct, nfct_get_attr_u32(c, ATTR_ID), c);
 		struct dp_dest *dest;
 
 		if (!*slot)
@@ -404,7 +407,7 @@ uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
 					/* gone meanwhile: its DESTROY is not counted */
 					if (d->members[f->k].live)
 						d->members[f->k].live--;
-					flow_unlink(ct, flow_slot(ct, f->id));
+					flow_unlink(ct, flow_slot(ct, f->id, f->tuple));
 				}
 				continue;
 			}
