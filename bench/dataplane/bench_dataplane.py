@@ -324,7 +324,7 @@ class Bench:
             marks, dup = self.conntrack_marks()
             if dup:
                 self.notes.append("{} flows: {} conntrack id(s) shared by two flows (32-bit "
-                                  "ids; the agent keys its flows by id alone)".format(n, dup))
+                                  "ids; the agent tells them apart by their tuples)".format(n, dup))
             ct_split = None
             if marks is not None:
                 ct_split = [marks.get(m["mark"], 0) for m in st["members"]]
