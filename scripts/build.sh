@@ -102,3 +102,22 @@ make -C "$FRR" -j"$JOBS" >"$BUILD/frr-make.log" 2>&1 ||
 make -C "$FRR" install >"$BUILD/frr-install.log" 2>&1 ||
 	{ tail -n 30 "$BUILD/frr-install.log"; exit 1; }
 log "FRR installed in $PREFIX (daemons in $PREFIX/lib/frr, module $PREFIX/lib/frr/modules/bgpd_fare.so)"
+
+# --- this repository's own build: the pure cores (unit tests, fuzzing) and
+# the data-plane agent fare-dpd, its CLI fare-dp and libfaredp, installed
+# into the same prefix ($PREFIX/sbin, bin, lib, include, lib/systemd/system)
+(cd "$TOP" && [ -x configure ] && [ configure -nt configure.ac ] &&
+	[ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null 2>&1)
+mkdir -p "$BUILD/core"
+if [ ! -f "$BUILD/core/Makefile" ] || ! grep -q "^prefix = $PREFIX\$" "$BUILD/core/Makefile"; then
+	log "core and data-plane agent: configure"
+	(cd "$BUILD/core" && "$TOP/configure" --prefix="$PREFIX" \
+		--with-systemdsystemunitdir="$PREFIX/lib/systemd/system" >"$BUILD/core-configure.log" 2>&1) ||
+		{ tail -n 30 "$BUILD/core-configure.log"; exit 1; }
+fi
+log "core and data-plane agent: make"
+make -C "$BUILD/core" -j"$JOBS" >"$BUILD/core-make.log" 2>&1 &&
+	make -C "$BUILD/core" install >>"$BUILD/core-make.log" 2>&1 ||
+	{ grep -E ': error:|\*\*\*|: warning:' "$BUILD/core-make.log" | head -n 40; exit 1; }
+log "data-plane agent installed: $PREFIX/sbin/fare-dpd, $PREFIX/bin/fare-dp, $PREFIX/lib/libfaredp.a"
+

@@ -14,10 +14,8 @@ export BUILD
 "$TOP/scripts/build.sh"
 
 echo "=== unit tests (cmocka) ==="
-mkdir -p "$BUILD/core"
-(cd "$TOP" && [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null 2>&1)
-(cd "$BUILD/core" && { [ -f Makefile ] || "$TOP/configure" >/dev/null; } &&
-	make -s check >/dev/null 2>&1) || unit_failed=1
+# (build.sh configured $BUILD/core and built the cores and the agent)
+(cd "$BUILD/core" && make -s check >/dev/null 2>&1) || unit_failed=1
 for log in "$BUILD"/core/tests/unit/test_*.log; do
 	cat "$log"
 done
@@ -35,6 +33,13 @@ for conf in "$TOP"/doc/examples/*.conf; do
 		{ echo "$out" >&2; echo "$conf: refused by vtysh" >&2; exit 1; }
 	echo "$conf: ok"
 done
+
+echo "=== data-plane agent's systemd unit (systemd-analyze verify) ==="
+unit=$BUILD/install/lib/systemd/system/fare-dpd.service
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze verify "$unit" || { echo "$unit: refused" >&2; exit 1; }
+	echo "$unit: ok"
+fi
 
 echo "=== topotests ==="
 "$TOP/scripts/setup-test-env.sh"

@@ -88,10 +88,12 @@ MARK_BASE = 0x4641000
 CONTROL_PACKETS = 20  # keepalives, RAs a tx counter may count beyond the test's packets
 
 TOP = os.path.realpath(os.path.join(CWD, "..", ".."))
-DPD_DIR = os.environ.get("FARE_DPD_DIR") or os.path.join(TOP, "build", "core", "dataplane")
-FARE_DPD = os.path.join(DPD_DIR, "fare-dpd")
-FARE_DP = os.path.join(DPD_DIR, "fare-dp")
-QP_PLAN = os.path.join(DPD_DIR, "examples", "qp-plan")  # libfaredp's example application
+# the agent and its CLI as scripts/build.sh installs them; the example
+# application of libfaredp from the build tree
+BUILD_DIR = os.environ.get("BUILD") or os.path.join(TOP, "build")
+FARE_DPD = os.path.join(BUILD_DIR, "install", "sbin", "fare-dpd")
+FARE_DP = os.path.join(BUILD_DIR, "install", "bin", "fare-dp")
+QP_PLAN = os.path.join(BUILD_DIR, "core", "dataplane", "examples", "qp-plan")
 PLAN_PORT = 26000
 
 AGENT_CONF = """\
