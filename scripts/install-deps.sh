@@ -23,6 +23,8 @@ PKGS=(
 	# the data-plane agent (dataplane/): netlink, nftables, conntrack
 	libmnl-dev libnftables-dev libnftnl-dev libnetfilter-conntrack-dev
 	nftables conntrack
+	# the documentation (scripts/build-docs.sh)
+	python3-sphinx
 )
 
 # bird2 and gobgpd enable system services; the topotests start their own

@@ -27,6 +27,9 @@ echo "=== fuzzing (libFuzzer, 12 s per target) ==="
 echo "=== YANG model (yanglint) ==="
 bash "$TOP/tests/yang/check-yang.sh"
 
+echo "=== documentation (Sphinx, warnings as errors) ==="
+bash "$TOP/scripts/build-docs.sh"
+
 echo "=== configuration examples (vtysh --dryrun) ==="
 for conf in "$TOP"/doc/examples/*.conf; do
 	out=$("$BUILD/install/bin/vtysh" --dryrun -f "$conf" 2>&1) ||
