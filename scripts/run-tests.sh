@@ -27,6 +27,9 @@ echo "=== fuzzing (libFuzzer, 12 s per target) ==="
 echo "=== YANG model (yanglint) ==="
 bash "$TOP/tests/yang/check-yang.sh"
 
+echo "=== Wireshark dissector (tshark, Lua) ==="
+bash "$TOP/tests/wireshark/check-dissector.sh"
+
 echo "=== documentation (Sphinx, warnings as errors) ==="
 bash "$TOP/scripts/build-docs.sh"
 
