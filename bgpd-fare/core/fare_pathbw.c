@@ -180,7 +180,8 @@ int fare_bw_format(char *buf, size_t len, double bytes_per_sec)
 	if (bytes_per_sec >= FARE_PATHBW_MAX_BYTES_PER_SEC)
 		return snprintf(buf, len, "max");
 
-	bits_per_sec = bytes_per_sec * 8.0;
+	/* -0.0 is zero: "0 bps", not "-0 bps" */
+	bits_per_sec = bytes_per_sec == 0 ? 0.0 : bytes_per_sec * 8.0;
 	if (bits_per_sec < bw_units[0].bits_per_sec) {
 		if (bits_per_sec == floor(bits_per_sec))
 			return snprintf(buf, len, "%.0f bps", bits_per_sec);

@@ -290,6 +290,9 @@ static void test_format(void **state)
 	(void)state;
 	check_bw_format(5e10, "400.000 Gbps");
 	check_bw_format((float)5e10, "400.000 Gbps");
+	/* a negative zero on the wire is zero */
+	check_bw_format(0.0, "0 bps");
+	check_bw_format(-0.0, "0 bps");
 	check_bw_format(1e11, "800.000 Gbps");
 	check_bw_format((float)1e11, "800.000 Gbps");
 	check_bw_format(2e11, "1.600 Tbps");

@@ -249,7 +249,8 @@ local function bw_format(bytes)
 	if bytes >= FLT_MAX then
 		return "max"
 	end
-	local bits = bytes * 8.0
+	-- -0.0 is zero: "0 bps", not "-0 bps"
+	local bits = bytes == 0 and 0.0 or bytes * 8.0
 	if bits < units[1][1] then
 		if bits == math.floor(bits) then
 			return string.format("%.0f bps", bits)
