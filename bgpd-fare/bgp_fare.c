@@ -842,7 +842,7 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
  * memory is bounded (a result is wanted right after bgpd selected the
  * prefix's paths, when zebra and the update-groups hear of it), and a
  * result never outlives the paths it came from: bgpd's next selection
- * of the destination drops it (bgp_route_selected, patch 0011).
+ * of the destination drops it (bgp_route_selected, patch 0010).
  */
 #define FARE_RESULT_SLOTS 4096 /* a power of 2 */
 #define FARE_RESULT_PATHS 16   /* more paths: computed each time */
@@ -1063,7 +1063,8 @@ static int fare_ecommunity_str(const uint8_t *val, size_t unit_size, char *buf, 
 	struct fare_pathbw pb;
 	struct fare_groupid gid;
 
-	if (unit_size != FARE_ECOMM_SIZE)
+	/* bgpd's contract: an earlier module that named it wins */
+	if (unit_size != FARE_ECOMM_SIZE || (bufsz && buf[0]))
 		return 0;
 	/* EE-3 */
 	if (val[0] == FARE_GROUPID_TYPE && fare_display_groupid_subtype(val[1]) &&
@@ -1104,6 +1105,10 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 	if (!fi || !fi->enabled || !fare_afi_safi(table->afi, table->safi) ||
 	    fare_route_is_local(bgp, best))
 		return 0;
+	/* bgpd's contract: an earlier module that weighted the route wins */
+	for (i = 0; i < max; i++)
+		if (weights[i])
+			return 0;
 
 	res = fare_result_get(fi, dest, best);
 	/* FARE's weights, over the remote group's sub-group only where

@@ -28,7 +28,7 @@ DECLARE_MGROUP(FARE);
 /* Largest weight of a next hop by default: what zebra passes to any
  * kernel unscaled (8-bit nexthop weights; zebra's scale value is 254).
  * Up to 65535 with "bgp fare wcmp max-weight" where zebra and the kernel
- * take 16-bit weights (Linux 6.12 and later, patch 0010).
+ * take 16-bit weights (Linux 6.12 and later, patch 0009).
  */
 #define FARE_MAX_WEIGHT		 254
 #define FARE_MAX_MEMBERS_DEFAULT 512
