@@ -121,3 +121,7 @@ make -C "$BUILD/core" -j"$JOBS" >"$BUILD/core-make.log" 2>&1 &&
 	{ grep -E ': error:|\*\*\*|: warning:' "$BUILD/core-make.log" | head -n 40; exit 1; }
 log "data-plane agent installed: $PREFIX/sbin/fare-dpd, $PREFIX/bin/fare-dp, $PREFIX/lib/libfaredp.a"
 
+# --- operator tools: fare-metrics, FARE's show output in the Prometheus
+# text format (doc/user/fare-metrics.rst)
+install -D -m 0755 "$TOP/tools/fare-metrics" "$PREFIX/bin/fare-metrics"
+log "fare-metrics installed: $PREFIX/bin/fare-metrics"

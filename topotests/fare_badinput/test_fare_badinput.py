@@ -32,6 +32,7 @@ sys.path.append(os.path.join(CWD, ".."))
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
 from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json, tgen_or_skip
+from fare_metrics_check import check_format, counter_lines, scrape_settled
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -175,6 +176,35 @@ def test_no_session_reset_no_crash_and_logged():
     assert "conflicting Path Bandwidth values ignored" in log
     # the truncated attribute: FRR's treat-as-withdraw, session kept
     assert _view(r1, 11)["paths"][0]["peer"] == P2
+
+
+def test_metrics_count_bad_input():
+    """tools/fare-metrics on r1: every counter as `show bgp fare json` has
+    it at the same moment, each bad class above 0; the prefixes per reason
+    and cases 1 and 7 per path, exactly (doc/user/fare-metrics.rst)."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    text, counters = scrape_settled(r1)
+    check_format(text)
+    lines = set(text.splitlines())
+    for line in counter_lines(counters):
+        assert line in lines, "missing or different: " + line
+    for klass in ("zero", "subnormal", "negative", "nan", "infinite", "negative-infinite"):
+        assert counters["receivedValues"][klass] > 0, klass
+    assert counters["duplicate"] > 0 and counters["conflicting"] > 0
+    reasons = sorted(l for l in lines if l.startswith("frr_fare_prefixes{"))
+    assert reasons == sorted('frr_fare_prefixes{afi="ipv4",reason="%s",vrf="default"} %d' % rn for rn in (
+        ("weighted by Path Bandwidth", 5), (UNUSABLE, 5),
+        ("a path has conflicting Path Bandwidths", 1),
+        ("a path has no Path Bandwidth (FARE-7)", 1))), "\n".join(reasons)
+    for case, peer, weight, bw in ((1, P1, 2, 12500000000), (1, P2, 1, 6250000000),
+                                   (7, P1, 0, 0), (7, P2, 1, 6250000000)):
+        lbl = 'afi="ipv4",interface="r1-eth0",neighbor="{}",prefix="{}",vrf="default"'.format(
+            peer, _prefix(case))
+        assert "frr_fare_path_weight{%s} %d" % (lbl, weight) in lines, lbl
+        assert "frr_fare_path_bandwidth_bytes_per_second{%s} %d" % (lbl, bw) in lines, lbl
+    for case in (2, 3, 4, 5, 6, 9, 10):
+        assert 'frr_fare_prefix_wcmp{afi="ipv4",prefix="%s",vrf="default"} 0' % _prefix(case) in lines
 
 
 def test_averaged_mode_caps_by_own_link():
