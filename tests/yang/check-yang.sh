@@ -4,7 +4,12 @@
 # Validate yang/frr-bgp-fare.yang with yanglint from the project's libyang
 # build, strictly: the module must compile with no warning at all, a
 # complete example configuration must validate (strict data parsing), and
-# data that breaks the model's constraints must be refused.
+# data that breaks the model's constraints must be refused. Then the model
+# and the module's configuration commands must correspond one to one
+# (tests/yang/check-cli-map.py with tests/yang/cli-map.txt: every command of
+# bgpd-fare/*.c mapped to the leaves it sets, every leaf to a command, the
+# ranges and keywords alike, the example data setting every leaf, and the
+# map's example lines accepted by vtysh --dryrun when vtysh is built).
 #
 # BUILD: the build directory (default: build/ at the top of the checkout).
 # Prints one closing line, "1 passed, 0 failed" or "0 passed, 1 failed",
@@ -70,6 +75,7 @@ grep -Eq '^[[:space:]]*augment[[:space:]]' "$model" && fail "the module must not
 cat >"$tmp/good.json" <<'EOF'
 {
   "frr-bgp-fare:fare": {
+    "debug": true,
     "instance": [
       {
         "vrf": "default",
@@ -78,12 +84,16 @@ cat >"$tmp/good.json" <<'EOF'
           "bandwidth": "max"
         },
         "role": "node",
+        "mode": "averaged",
+        "parallel-links": "per-session",
+        "hold-down": 30,
         "lower-transitive": false,
         "path-bandwidth": {
           "sub-type": 48
         },
         "wcmp": {
-          "max-members": 128
+          "max-members": 128,
+          "max-weight": 1000
         },
         "multihoming": [
           {
@@ -116,6 +126,18 @@ cat >"$tmp/good.json" <<'EOF'
               "router-id": "10.255.0.3",
               "group-id": 2,
               "subgroup": 1
+            }
+          ]
+        },
+        "ecmp-ingress": {
+          "interface": [
+            {
+              "name": "swp5",
+              "group": 1
+            },
+            {
+              "name": "swp6",
+              "group": 1
             }
           ]
         },
@@ -167,14 +189,16 @@ lint -t config "$model" "$tmp/good.json" ||
 [ ! -s "$tmp/stderr" ] ||
 	fail "warnings on a valid configuration: $(cat "$tmp/stderr")"
 
-# Defaults as the module's (sub-type 0x30, 512 members, role node).
+# Defaults as the module's (sub-type 0x30, 512 members, weights up to 254,
+# role node, draft mode, parallel links per neighbor, hold-down 10 s).
 cat >"$tmp/min.json" <<'EOF'
 { "frr-bgp-fare:fare": { "instance": [ { "vrf": "default" } ] } }
 EOF
 lint -t config -f json -d all "$model" "$tmp/min.json" ||
 	fail "minimal configuration refused: $(cat "$tmp/stderr")"
-for want in '"sub-type": 48' '"max-members": 512' '"role": "node"' \
-	'"enabled": false'; do
+for want in '"sub-type": 48' '"max-members": 512' '"max-weight": 254' \
+	'"role": "node"' '"mode": "draft"' '"parallel-links": "per-neighbor"' \
+	'"hold-down": 10' '"enabled": false' '"debug": false'; do
 	grep -qF "$want" "$tmp/stdout" ||
 		fail "default missing or different: $want"
 done
@@ -204,6 +228,21 @@ bad group-zero '{ "vrf": "default", "ecmp-group-id": { "group": [ { "id": 0 } ] 
 bad subgroup-size-zero '{ "vrf": "default", "ecmp-subgroups": { "size": 0 } }'
 bad subgroup-missing '{ "vrf": "default", "ecmp-subgroups": { "member": [ { "interface": "swp1" } ] } }'
 bad map-router-id '{ "vrf": "default", "ecmp-subgroups": { "map": [ { "router-id": "10.255.0", "group-id": 1, "subgroup": 1 } ] } }'
+bad hold-down-too-long '{ "vrf": "default", "hold-down": 3601 }'
+bad mode-unknown '{ "vrf": "default", "mode": "fast" }'
+bad ingress-group-too-big '{ "vrf": "default", "ecmp-ingress": { "interface": [ { "name": "swp1", "group": 65 } ] } }'
+bad ingress-group-missing '{ "vrf": "default", "ecmp-ingress": { "interface": [ { "name": "swp1" } ] } }'
+bad ingress-in-vrf '{ "vrf": "blue", "ecmp-ingress": { "interface": [ { "name": "swp1", "group": 1 } ] } }'
+
+# 4. The model and the module's configuration commands, one to one.
+vtysh=()
+[ -x "$BUILD/install/bin/vtysh" ] && vtysh=(--vtysh "$BUILD/install/bin/vtysh")
+python3 "$here/check-cli-map.py" --yanglint "$yanglint" --model "$model" \
+	--map "$here/cli-map.txt" --sources "$top/bgpd-fare" --covers "$tmp/good.json" \
+	${vtysh[@]+"${vtysh[@]}"} >"$tmp/map.out" 2>&1 ||
+	fail "model and commands differ:
+$(cat "$tmp/map.out")"
+cat "$tmp/map.out"
 
 echo "1 passed, 0 failed"
 exit 0
