@@ -61,13 +61,7 @@ for t in "$TOP"/topotests/fare_*/; do
 	[[ " ${traffic[*]} ${long[*]} " == *" $t "* ]] || tests+=("$t")
 done
 tests+=(bgp_link_bw_ip)
-run_pytest() {
-	local rc=0
-	PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/bin/python3 -m pytest \
-		-p no:cacheprovider -o log_cli=false "$@" || rc=$?
-	[ $rc -ne 5 ] || { echo "pytest collected no test" >&2; rc=1; }
-	return $rc
-}
+. "$TOP/scripts/topotest-lib.sh"
 rc=0
 run_pytest "${tests[@]}" "$@" || rc=1
 # The traffic tests last and on their own, with their measured splits

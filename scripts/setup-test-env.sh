@@ -25,6 +25,15 @@ else
 	ln -sfn "$PREFIX/bin/vtysh" /usr/bin/vtysh
 fi
 
+# FRR's test library runs frr-reload.py by the path Debian's package gives
+# it (/usr/lib/frr/frr-reload.py).
+mkdir -p /usr/lib/frr
+if [ -e /usr/lib/frr/frr-reload.py ] && [ ! -L /usr/lib/frr/frr-reload.py ]; then
+	echo "setup-test-env: /usr/lib/frr/frr-reload.py exists and is not ours; leaving it" >&2
+else
+	ln -sfn "$PREFIX/lib/frr/frr-reload.py" /usr/lib/frr/frr-reload.py
+fi
+
 ini=$TT/pytest.ini
 sed -i '/^frrdir = /d' "$ini"
 sed -i "s|^\[topogen\]\$|[topogen]\nfrrdir = $PREFIX/lib/frr|" "$ini"
