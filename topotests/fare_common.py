@@ -65,6 +65,23 @@ def fare_prefix(router, prefix, afi="ipv4"):
     return j.get("prefixes", {}).get(prefix, {})
 
 
+def update_group_classes(router, peers, afi="ipv4"):
+    """{name: moduleClass} of the update-groups the neighbors of `router`
+    given as peers = {name: address} are in (None: a group without one);
+    a neighbor in no group is left out."""
+    j = vtysh_json(router, "show bgp {} unicast update-groups json".format(afi))
+    out = {}
+    for groups in j.values():
+        if not isinstance(groups, dict):
+            continue
+        for grp in groups.values():
+            for sub in grp.get("subGroup", []):
+                for name, addr in peers.items():
+                    if addr in sub.get("peers", []):
+                        out[name] = grp.get("moduleClass")
+    return out
+
+
 def wait_json(router, cmd, expected, count=60, wait=1):
     """Poll `cmd` until its JSON contains `expected` (topotest.json_cmp)."""
     test_func = lambda: topotest.json_cmp(vtysh_json(router, cmd), expected)

@@ -31,7 +31,8 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
+from fare_common import (GBPS, start_fabric, tgen_or_skip, update_group_classes, vtysh_json,
+                         wait_for, wait_json)
 from fare_graph import Fabric
 
 pytestmark = [pytest.mark.bgpd]
@@ -111,21 +112,7 @@ def test_update_group_classes():
         "leafc": {"fareBoundary": 1, "fareLinkBitsPerSec": 800 * 10 ** 9},
     }
 
-    def classes():
-        j = vtysh_json(spine, "show bgp ipv4 unicast update-groups json")
-        out = {}
-        for groups in j.values():
-            if not isinstance(groups, dict):
-                continue
-            for grp in groups.values():
-                for sub in grp.get("subGroup", []):
-                    for peer in sub.get("peers", []):
-                        for n, a in addr.items():
-                            if peer == a:
-                                out[n] = grp.get("moduleClass")
-        return out
-
-    got = wait_for(classes, exp, count=30)
+    got = wait_for(lambda: update_group_classes(spine, addr), exp, count=30)
     assert got == exp
     j = vtysh_json(spine, "show bgp ipv4 unicast update-groups json")
     ids = set()
