@@ -10,7 +10,9 @@
 # usage: scripts/check-patches.sh   (as root on Debian 12; uses build/'s
 #        sources and libyang, running scripts/build.sh first if they are
 #        missing)
-# environment: JOBS (default nproc), CHECK_DIR (default build-patchcheck)
+# environment: JOBS (default nproc), CHECK_DIR (default build-patchcheck),
+# CHECK_CFLAGS (default -O0: a compile check, so without optimisation; FRR's
+# warnings flags are added by its configure either way)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +44,7 @@ log "bootstrap, configure and build the unpatched tree (once)"
 (cd "$TREE" && ./bootstrap.sh >"$CHECK/bootstrap.log" 2>&1)
 (cd "$TREE" && PKG_CONFIG_PATH="$LYPREFIX/lib/pkgconfig" \
 	CPPFLAGS="-I$LYPREFIX/include" LDFLAGS="-L$LYPREFIX/lib -Wl,-rpath,$LYPREFIX/lib" \
-	./configure --enable-multipath=256 --disable-doc --disable-snmp \
+	CFLAGS="${CHECK_CFLAGS:--O0}" ./configure --enable-multipath=256 --disable-doc --disable-snmp \
 	--disable-scripting --disable-rpki --disable-grpc --disable-fpm \
 	--enable-sharpd >"$CHECK/configure.log" 2>&1) ||
 	{ tail -n 30 "$CHECK/configure.log"; exit 1; }
@@ -82,7 +84,7 @@ while read -r p; do
 	src=0
 	style=$(bash "$TREE/tools/checkpatch.sh" "$TOP/patches/$p" "$STYLE" 2>&1) || src=$?
 	printf '%s\n' "$style" >"$CHECK/style-$n.log"
-	issues=$(grep -o '| [0-9]* issues' <<<"$style" | awk '{ n += $2 } END { print n + 0 }')
+	issues=$(grep -o '| [0-9]* issues' <<<"$style" | awk '{ n += $2 } END { print n + 0 }' || true)
 	case $src in
 	0) notes+=" style: clean" ;;
 	1) notes+=" style: $issues warnings" ;;
@@ -118,7 +120,7 @@ while read -r p; do
 done <"$TOP/patches/series"
 
 echo
-echo "patch series against $(basename "$FRR_SRC") ($(grep -m1 -o '[0-9.]*-[^)]*' "$FRR_SRC/debian/changelog" 2>/dev/null || echo source)):"
+echo "patch series against FRR $(dpkg-parsechangelog -l "$FRR_SRC/debian/changelog" -S Version 2>/dev/null || basename "$FRR_SRC"):"
 printf '  %s\n' "${summary[@]}"
 [ "$failed" = 0 ] && echo "every patch applies, is in FRR's format and compiles" ||
 	{ echo "FAILED" >&2; exit 1; }

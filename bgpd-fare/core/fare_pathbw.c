@@ -133,6 +133,7 @@ bool fare_bw_class_usable(enum fare_bw_class c)
 double fare_bw_wire_value(float value)
 {
 	double d = value;
+	double magnitude;
 	int exp10;
 
 	if (!(d > 0) || isinf(d))
@@ -145,7 +146,8 @@ double fare_bw_wire_value(float value)
 	 * sender meant (400 Gb/s = 5e10 bytes/s) is what we compute with,
 	 * not the float's binary neighbour (49999998976).
 	 */
-	exp10 = (int)floor(log10(d)) - (FLT_DIG - 1);
+	magnitude = floor(log10(d));
+	exp10 = (int)magnitude - (FLT_DIG - 1);
 	if (exp10 >= 0) {
 		double scale = pow(10, exp10);
 
