@@ -250,6 +250,7 @@ extern void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const
 extern void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t subgroup);
 extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup);
 extern bool fare_ecmp_ingress_enabled(const struct fare_instance *fi);
+extern void fare_ecmp_subgroups_changed(struct fare_instance *fi);
 extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
 extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
 				    struct fare_groupid *gid);

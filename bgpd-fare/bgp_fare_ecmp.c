@@ -93,16 +93,26 @@ static void fare_ecmp_layout_clear(struct fare_instance *fi)
 	fi->ecmp.n_subgroups = 0;
 }
 
-void fare_ecmp_fini(struct fare_instance *fi)
+/* The uplinks' layout and the remote group map, with its sweep: built
+ * while sub-groups are configured (EE-2), dropped when they no longer
+ * are; built anew, with the operator's pins, when they are again.
+ */
+static void fare_ecmp_ingress_clear(struct fare_instance *fi)
 {
 	event_cancel(&fi->ecmp.t_sweep);
-	list_delete(&fi->ecmp.egress);
-	list_delete(&fi->ecmp.members);
-	list_delete(&fi->ecmp.pins);
 	fare_ecmp_layout_clear(fi);
+	fi->ecmp.layout_generation = 0;
 	if (fi->ecmp.map)
 		fare_ecmp_map_free(fi->ecmp.map);
 	fi->ecmp.map = NULL;
+}
+
+void fare_ecmp_fini(struct fare_instance *fi)
+{
+	list_delete(&fi->ecmp.egress);
+	list_delete(&fi->ecmp.members);
+	list_delete(&fi->ecmp.pins);
+	fare_ecmp_ingress_clear(fi);
 }
 
 /* Egress grouping configured: lines kept in group order. */
@@ -161,6 +171,13 @@ void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t
 		listnode_add(fi->ecmp.members, m);
 	}
 	m->subgroup = subgroup;
+}
+
+/* Sub-groups configured or removed (size or explicit members). */
+void fare_ecmp_subgroups_changed(struct fare_instance *fi)
+{
+	if (!fare_ecmp_ingress_enabled(fi))
+		fare_ecmp_ingress_clear(fi);
 }
 
 static int fare_ecmp_key_cmp(struct fare_ecmp_key a, struct fare_ecmp_key b)
@@ -287,6 +304,10 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 	uint32_t *given = NULL;
 	int k;
 
+	if (!fare_ecmp_ingress_enabled(fi)) {
+		fare_ecmp_ingress_clear(fi);
+		return;
+	}
 	if (fi->ecmp.layout_generation == fare_generation_now())
 		return;
 	fare_ecmp_layout_clear(fi);

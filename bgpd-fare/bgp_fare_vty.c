@@ -345,6 +345,7 @@ DEFPY(bgp_fare_ecmp_subgroups, bgp_fare_ecmp_subgroups_cmd,
 		return CMD_WARNING_CONFIG_FAILED;
 	}
 	fi->ecmp.subgroup_size = no ? 0 : size;
+	fare_ecmp_subgroups_changed(fi);
 	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 	return CMD_SUCCESS;
 }
@@ -361,6 +362,7 @@ DEFPY(bgp_fare_ecmp_subgroup_member, bgp_fare_ecmp_subgroup_member_cmd,
 	struct fare_instance *fi = fare_instance_get(bgp);
 
 	fare_ecmp_member_set(fi, ifname, no ? 0 : sg);
+	fare_ecmp_subgroups_changed(fi);
 	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 	return CMD_SUCCESS;
 }

@@ -7,21 +7,49 @@ of the module allocated in bgpd.
     r1 (AS 65001) --- r2 (AS 65002)
      r1-eth0             r2-eth0
 
-r1 also has a BGP instance for VRF blue with FARE configured; this kernel
-has no VRF devices, so that instance stays inactive (no sessions), which
-is enough for its configuration state.
-
 r1 uses every kind of state the module keeps: per-instance settings, a
 multihoming prefix-list, neighbor and peer-group settings, Enhanced ECMP
 (GroupID, sub-groups, a pinned remote group), per-peer views, per-prefix
 results, and a hold-down (sessions cleared and re-established, WP-7).
 FRR counts every allocation per memory type (`show memory bgpd`), and the
-module's types are in the group "bgpd FARE". After `no router bgp` of
-both instances, the per-instance types must
-be back to 0 allocations; after the same configuration is loaded again,
-FARE works as before (the route in the kernel) and the counts are what
-they were. What stays by design: the per-interface bandwidth records (freed
-with their interface) and the one bounded per-prefix result cache.
+module's types are in the group "bgpd FARE".
+
+r1 also has VRF blue (`vrf blue` in its configuration) and a BGP instance
+in it, `router bgp 65001 vrf blue`, with FARE configured. The kernel
+these tests run on may have no VRF devices (`ip link add type vrf` fails
+with "Unknown device type"), and the test makes none: zebra keeps blue as
+a configured, inactive VRF, bgpd creates the instance without a VRF ID
+(no sessions, no routes), and the module keeps its configuration state,
+which is what is checked for it here. A VRF coming up or going down with
+sessions in it is not covered.
+
+1. Everything configured and used: every per-instance type holds
+   allocations; the VRF instance's FARE configuration is shown.
+2. Reload: FRR's frr-reload.py loads r1's running configuration without
+   any FARE line (both instances), then with them, then without again.
+   Without, nothing of FARE is left in the running configuration or in
+   what the module shows; the second time without, every memory type of
+   the module counts exactly what it counted the first time. With, FARE
+   works again.
+3. Unconfigure: `no router bgp 65001 vrf blue` frees that instance's state;
+   `no vrf blue` then deletes the VRF (nothing of the module changes);
+   `no router bgp 65001`: every per-instance type back to 0 allocations.
+4. The same configuration again (the VRF too): FARE works as before (the
+   route in the kernel) and the counts are what they were in 1.
+5. The VRF deleted first (`no vrf blue` while its BGP instance is
+   configured): bgpd keeps the instance, and the module its FARE state,
+   until `no router bgp 65001 vrf blue`, which frees the module's state.
+   (bgpd itself never frees that instance: deleting a VRF that was never
+   active leaves bgpd's own reference to it behind, with or without the
+   module; Valgrind reports it at exit, see doc/testing.rst.)
+6. At exit (teardown), FRR's report of what is still allocated (bgpd's
+   stderr) names nothing of the module's group.
+
+What stays by design: the per-interface bandwidth records (freed with
+their interface) and the one bounded per-prefix result cache; after all
+FARE configuration of an instance is removed but the instance is not, its
+(disabled) FARE instance record, the hold-down record of each neighbor
+name and the per-peer views, freed with the instance or the neighbor.
 """
 
 import os
@@ -36,7 +64,8 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from lib.topolog import logger
+from fare_common import frr_reload, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -73,6 +102,25 @@ router bgp 65001 vrf blue
  neighbor 10.0.22.2 fare boundary
 exit
 """
+# zebra's VRF of the second instance (inactive: no kernel VRF device)
+R1_VRF = "vrf blue\nexit-vrf"
+# what `show bgp vrf blue fare json` shows of its configuration
+VRF_FARE = {
+    "enabled": True,
+    "mode": "averaged",
+    "neighbors": {"10.0.22.2": {"linkBandwidthBytesPerSec": 5e9, "boundary": True,
+                                "superSpine": False}},
+    "multihoming": {},
+}
+# what `show bgp [vrf NAME] fare json` shows of an instance without FARE
+# configuration
+DEFAULT_FARE = {
+    "enabled": False, "mode": "draft", "parallelLinks": "per-neighbor",
+    "holdDownSeconds": 10, "role": "node", "pathBandwidthSubType": 48,
+    "originate": False, "lowerTransitive": False, "wcmpMaxMembers": 512,
+    "wcmpMaxWeight": 254, "neighbors": {}, "multihoming": {},
+}
+FARE_LINE = re.compile(r"^\s*(bgp fare\b|neighbor \S+ fare\b)")
 
 
 def build_topo(tgen):
@@ -84,7 +132,7 @@ def build_topo(tgen):
 def config_of(name):
     if name == "r1":
         return "\n".join([
-            "hostname r1", "interface r1-eth0", " ip address 10.0.12.1/24",
+            "hostname r1", R1_VRF, "interface r1-eth0", " ip address 10.0.12.1/24",
             "ip prefix-list DUAL seq 5 permit 172.16.9.0/24", "!", R1_BGP])
     return "\n".join([
         "hostname r2", "interface r2-eth0", " ip address 10.0.12.2/24", "!",
@@ -99,7 +147,14 @@ def setup_module(mod):
 
 
 def teardown_module(_mod):
-    get_topogen().stop_topology()
+    tgen = get_topogen()
+    tgen.stop_topology()
+    # FRR lists the memory types that still hold allocations when a daemon
+    # exits, by group, on its stderr
+    for name in tgen.routers():
+        with open(os.path.join(tgen.logdir, name, "bgpd.err"), errors="replace") as f:
+            err = f.read()
+        assert "memory group bgpd FARE" not in err, "{}: at exit:\n{}".format(name, err)
 
 
 def fare_memory(router):
@@ -139,39 +194,158 @@ def exercise(r1):
     assert held >= 1, held
 
 
+def running(router):
+    return router.vtysh_cmd("show running-config no-header")
+
+
+def fare_lines(config):
+    return [line for line in config.splitlines() if FARE_LINE.match(line)]
+
+
+def show_fare(router, vrf, what, **fmt):
+    "`show bgp [vrf VRF] WHAT json` (WHAT formatted with fmt)."
+    return vtysh_json(router, "show bgp {}{} json".format(
+        "vrf {} ".format(vrf) if vrf else "", what.format(**fmt)))
+
+
+def left_of_fare(r1):
+    """What r1 still shows of FARE configuration or its effects, in the
+    running configuration and in the module's show commands of both
+    instances: [] when nothing."""
+    left = ["running-config: " + line for line in fare_lines(running(r1))]
+    for vrf in (None, "blue"):
+        where = vrf or "default"
+        cfg = show_fare(r1, vrf, "fare").get("config")
+        if cfg != DEFAULT_FARE:
+            left.append("{}: show bgp fare: {}".format(where, cfg))
+        eg = show_fare(r1, vrf, "fare ecmp-groups")
+        if eg.get("ingressGrouping") or eg.get("subgroupSize") or eg.get("subgroups") or \
+                eg.get("remoteGroups") or eg.get("groupIdSubType") not in (None, 71):
+            left.append("{}: show bgp fare ecmp-groups: {}".format(where, eg))
+        ing = show_fare(r1, vrf, "fare ecmp-ingress")
+        if ing.get("active") or ing.get("groups") or ing.get("prefixes"):
+            left.append("{}: show bgp fare ecmp-ingress: {}".format(where, ing))
+        for afi in ("ipv4", "ipv6"):
+            pfx = show_fare(r1, vrf, "{afi} fare", afi=afi)
+            if pfx.get("enabled"):
+                left.append("{}: show bgp {} fare: enabled".format(where, afi))
+    return left
+
+
+def settled_memory(router):
+    "The module's memory counts, once two readings 1 s apart agree."
+    last = fare_memory(router)
+    for _ in range(20):
+        time.sleep(1)
+        now = fare_memory(router)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
+def reload(router, step, text):
+    "frr-reload.py --reload of `text` into router (kept in the log directory)."
+    path = os.path.join(get_topogen().logdir, "{}-{}.conf".format(router.name, step))
+    with open(path, "w") as f:
+        f.write(text)
+    rc, out = frr_reload(router, "reload", path)
+    with open(path + ".out", "w") as f:
+        f.write("rc={}\n{}".format(rc, out))
+    assert rc == 0, "frr-reload.py --reload {} failed ({}):\n{}".format(path, rc, out)
+
+
 STATE = {}
 
 
 def test_configured_state_is_counted():
-    "With everything configured and used, the per-instance types hold allocations."
+    "With everything configured and used, the per-instance types hold allocations; the VRF instance has its FARE state."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     exercise(r1)
+    assert "vrf blue inactive" in r1.vtysh_cmd("show vrf"), r1.vtysh_cmd("show vrf")
+    cfg = show_fare(r1, "blue", "fare").get("config", {})
+    got = {k: cfg.get(k) for k in VRF_FARE}
+    for n in got["neighbors"] or {}:
+        got["neighbors"][n] = {k: got["neighbors"][n].get(k) for k in VRF_FARE["neighbors"]["10.0.22.2"]}
+    assert got == VRF_FARE, cfg
     mem = fare_memory(r1)
+    logger.info("FARE memory, configured and used: %s", mem)
     STATE["configured"] = mem
     assert mem.get("FARE instance") == 2, mem
     for t in PER_INSTANCE:
         assert mem.get(t, 0) > 0, (t, mem)
 
 
-def test_unconfigure_frees_everything():
-    "`no router bgp` of both instances: 0 allocations of every per-instance type."
+def test_reload_without_fare_and_back():
+    "frr-reload.py without FARE, with, without: nothing of FARE left, the second time the same memory counts."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
-    r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf blue\nno router bgp 65001\n")
+    saved = running(r1)
+    assert len(fare_lines(saved)) == R1_BGP.count(" fare"), saved
+    without = "\n".join(line for line in saved.splitlines() if not FARE_LINE.match(line)) + "\n"
+
+    reload(r1, "without-1", without)
+    left = wait_for(lambda: left_of_fare(r1), [], count=30)
+    assert left == [], "\n".join(left)
+    # the route stays, through bgpd alone
+    assert wait_for(lambda: kernel_weights(r1, PREFIX), {"r1-eth0": 1}, count=30) == {"r1-eth0": 1}
+    first = settled_memory(r1)
+    logger.info("FARE memory, reloaded without FARE: %s", first)
+
+    reload(r1, "with-1", saved)
+    assert fare_lines(running(r1)) == fare_lines(saved), running(r1)
+    assert wait_for(lambda: fare_working(r1), True, count=60), r1.vtysh_cmd(
+        "show bgp ipv4 fare {}".format(PREFIX))
+    logger.info("FARE memory, reloaded with FARE: %s", fare_memory(r1))
+
+    reload(r1, "without-2", without)
+    left = wait_for(lambda: left_of_fare(r1), [], count=30)
+    assert left == [], "\n".join(left)
+    again = wait_for(lambda: fare_memory(r1), first, count=30)
+    assert again == first, "after the second reload without FARE: {}\nafter the first: {}".format(
+        again, first)
+
+    # back to the full configuration for the next tests
+    reload(r1, "with-2", saved)
+    assert fare_lines(running(r1)) == fare_lines(saved), running(r1)
+    assert wait_for(lambda: fare_working(r1), True, count=60)
+
+
+def test_unconfigure_frees_everything():
+    "`no router bgp 65001 vrf blue`, `no vrf blue`, `no router bgp 65001`: 0 allocations of every per-instance type."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    before = fare_memory(r1)
+    r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf blue\n")
+    assert wait_for(lambda: fare_memory(r1).get("FARE instance"), 1, count=20) == 1, fare_memory(r1)
+    assert show_fare(r1, "blue", "fare") == {}, show_fare(r1, "blue", "fare")
+    # one neighbor setting (10.0.22.2) went with the instance
+    assert fare_memory(r1)["FARE neighbor configuration"] < before["FARE neighbor configuration"]
+    assert "vrf blue inactive" in r1.vtysh_cmd("show vrf")
+
+    after_instance = settled_memory(r1)
+    r1.vtysh_cmd("configure terminal\nno vrf blue\n")
+    assert "blue" not in r1.vtysh_cmd("show vrf"), r1.vtysh_cmd("show vrf")
+    assert "vrf blue" not in running(r1)
+    assert fare_memory(r1) == after_instance
+
+    r1.vtysh_cmd("configure terminal\nno router bgp 65001\n")
     exp = {t: 0 for t in PER_INSTANCE}
     got = wait_for(lambda: {t: fare_memory(r1).get(t, 0) for t in PER_INSTANCE}, exp, count=20)
+    logger.info("FARE memory, both instances removed: %s", fare_memory(r1))
     assert got == exp, fare_memory(r1)
-    assert "bgp fare" not in r1.vtysh_cmd("show running-config")
+    assert fare_lines(running(r1)) == []
 
 
 def test_reconfigure_works_and_counts_match():
-    "The same configuration again: FARE works, kernel weights back, the same allocations per type."
+    "The same configuration again (the VRF too): FARE works, kernel weights back, the same allocations per type."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
-    r1.vtysh_cmd("configure terminal\n" + R1_BGP)
+    r1.vtysh_cmd("configure terminal\n" + R1_VRF + "\n" + R1_BGP)
     exercise(r1)
     assert wait_for(lambda: kernel_weights(r1, PREFIX), {"r1-eth0": 1}, count=30) == {"r1-eth0": 1}
+    assert "vrf blue inactive" in r1.vtysh_cmd("show vrf")
     time.sleep(1)
     mem = fare_memory(r1)
     before = STATE.get("configured")
@@ -179,6 +353,24 @@ def test_reconfigure_works_and_counts_match():
     got = {t: mem.get(t, 0) for t in PER_INSTANCE}
     exp = {t: before.get(t, 0) for t in PER_INSTANCE}
     assert got == exp, (got, exp)
+
+
+def test_vrf_deleted_before_its_instance():
+    "`no vrf blue` with its BGP instance configured: the instance and its FARE state stay until `no router bgp 65001 vrf blue`."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    before = settled_memory(r1)
+    cfg = show_fare(r1, "blue", "fare").get("config")
+    r1.vtysh_cmd("configure terminal\nno vrf blue\n")
+    assert "blue" not in r1.vtysh_cmd("show vrf"), r1.vtysh_cmd("show vrf")
+    assert "router bgp 65001 vrf blue" in running(r1)
+    assert show_fare(r1, "blue", "fare").get("config") == cfg
+    assert fare_memory(r1) == before
+
+    r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf blue\n")
+    assert wait_for(lambda: fare_memory(r1).get("FARE instance"), 1, count=20) == 1, fare_memory(r1)
+    assert show_fare(r1, "blue", "fare") == {}
+    assert "vrf blue" not in running(r1)
 
 
 if __name__ == "__main__":
