@@ -984,6 +984,24 @@ static void fare_show_prefix_out(struct vty *vty, struct fare_instance *fi, stru
 	json_object_free(jone);
 }
 
+/*
+ * The FARE record of BGP for a show command, or NULL after saying that FARE
+ * is not configured there ("{}" in JSON). A show never creates the record:
+ * only configuration does.
+ */
+static struct fare_instance *fare_vty_show_instance(struct vty *vty, struct bgp *bgp, bool uj)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		return fi;
+	if (uj)
+		vty_out(vty, "{}\n");
+	else
+		vty_out(vty, "%% FARE is not configured in %s\n", bgp->name_pretty);
+	return NULL;
+}
+
 DEFPY(show_bgp_fare_planes, show_bgp_fare_planes_cmd,
       "show bgp [vrf NAME$vrf_name] fare planes [json$uj]",
       SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
@@ -996,15 +1014,9 @@ DEFPY(show_bgp_fare_planes, show_bgp_fare_planes_cmd,
 
 	if (!bgp)
 		return CMD_WARNING;
-	fi = fare_instance_find(bgp);
-	if (!fi) {
-		if (uj)
-			vty_out(vty, "{}\n");
-		else
-			vty_out(vty, "%% FARE is not configured in BGP instance %s\n",
-				bgp->name_pretty);
+	fi = fare_vty_show_instance(vty, bgp, !!uj);
+	if (!fi)
 		return CMD_SUCCESS;
-	}
 	if (uj)
 		json = json_object_new_object();
 	fare_host_show(vty, bgp, fi, json);
@@ -1024,7 +1036,9 @@ DEFPY(show_bgp_fare_ecmp_groups, show_bgp_fare_ecmp_groups_cmd,
 
 	if (!bgp)
 		return CMD_WARNING;
-	fi = fare_instance_get(bgp);
+	fi = fare_vty_show_instance(vty, bgp, !!uj);
+	if (!fi)
+		return CMD_SUCCESS;
 	if (uj)
 		json = json_object_new_object();
 	fare_ecmp_show(vty, fi, json);
@@ -1039,13 +1053,17 @@ DEFPY(show_bgp_fare_ecmp_ingress, show_bgp_fare_ecmp_ingress_cmd,
       "Enhanced ECMP: ingress-interface groups and their tables (EE-1)\n" JSON_STR)
 {
 	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	struct fare_instance *fi;
 	json_object *json = NULL;
 
 	if (!bgp)
 		return CMD_WARNING;
+	fi = fare_vty_show_instance(vty, bgp, !!uj);
+	if (!fi)
+		return CMD_SUCCESS;
 	if (uj)
 		json = json_object_new_object();
-	fare_ingress_show(vty, fare_instance_get(bgp), json);
+	fare_ingress_show(vty, fi, json);
 	if (uj)
 		vty_json(vty, json);
 	return CMD_SUCCESS;
@@ -1072,7 +1090,7 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 		if (uj)
 			vty_out(vty, "{\"enabled\":false,\"prefixes\":{}}\n");
 		else
-			vty_out(vty, "FARE is not configured on %s\n", bgp->name_pretty);
+			vty_out(vty, "%% FARE is not configured in %s\n", bgp->name_pretty);
 		return CMD_SUCCESS;
 	}
 	table = bgp->rib[afi][SAFI_UNICAST];

@@ -42,7 +42,12 @@ sessions in it is not covered.
    (bgpd itself never frees that instance: deleting a VRF that was never
    active leaves bgpd's own reference to it behind, with or without the
    module; Valgrind reports it at exit, see doc/testing.rst.)
-6. At exit (teardown), FRR's report of what is still allocated (bgpd's
+6. Show commands create nothing: on a BGP instance without any FARE
+   line (`router bgp 65001 vrf green`), every `show bgp vrf green fare
+   ...` command, text and JSON, says that FARE is not configured there
+   (JSON: "{}", and `enabled` false with no prefixes for `show bgp vrf
+   green ipv4 fare json`) and no memory type of the module changes.
+7. At exit (teardown), FRR's report of what is still allocated (bgpd's
    stderr) names nothing of the module's group.
 
 What stays by design: the per-interface bandwidth records (freed with
@@ -371,6 +376,32 @@ def test_vrf_deleted_before_its_instance():
     assert wait_for(lambda: fare_memory(r1).get("FARE instance"), 1, count=20) == 1, fare_memory(r1)
     assert show_fare(r1, "blue", "fare") == {}
     assert "vrf blue" not in running(r1)
+
+
+NOT_CONFIGURED = "% FARE is not configured in VRF green"
+
+
+def test_show_commands_create_nothing():
+    "`show bgp vrf green fare ...` on an instance without FARE: not configured, no allocation."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf green\n")
+    assert "router bgp 65001 vrf green" in running(r1)
+    before = settled_memory(r1)
+    for what in ("fare planes", "fare ecmp-groups", "fare ecmp-ingress"):
+        text = r1.vtysh_cmd("show bgp vrf green {}".format(what)).strip()
+        assert text == NOT_CONFIGURED, (what, text)
+        assert show_fare(r1, "green", what) == {}, what
+    for afi in ("ipv4", "ipv6"):
+        got = show_fare(r1, "green", "{afi} fare", afi=afi)
+        assert got == {"enabled": False, "prefixes": {}}, (afi, got)
+        text = r1.vtysh_cmd("show bgp vrf green {} fare".format(afi)).strip()
+        assert text == NOT_CONFIGURED, (afi, text)
+    assert show_fare(r1, "green", "fare").get("config") == DEFAULT_FARE
+    assert fare_memory(r1) == before, (fare_memory(r1), before)
+    r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf green\n")
+    assert fare_memory(r1) == before
+    assert "vrf green" not in running(r1)
 
 
 if __name__ == "__main__":
