@@ -70,7 +70,7 @@ if ! diff -rq "$TOP/patches" "$FRR/.fare-applied" >/dev/null 2>&1; then
 fi
 
 # The module is built inside FRR's tree (so vtysh knows its commands): its
-# sources are copied to bgpd/fare, where the last patch (0013) includes its subdir.am.
+# sources are copied to bgpd/fare, where the last patch (0014) includes its subdir.am.
 # cp -u copies only what changed, so make stays incremental, and the build's
 # outputs stay out of our tree.
 [ ! -L "$FRR/bgpd/fare" ] || rm -f "$FRR/bgpd/fare"

@@ -208,3 +208,39 @@ def frr_reload(router, mode, filename):
         "{} 2>&1; echo \"rc=$?\"".format(FRR_RELOAD, mode, BINDIR, filename))
     m = re.search(r"rc=(\d+)\s*$", out)
     return int(m.group(1)), out[: m.start()]
+
+
+def fare_memory(router):
+    """{memory type: allocations now} of the module's group ("bgpd FARE")
+    in `show memory bgpd`."""
+    out = router.vtysh_cmd("show memory bgpd")
+    m = re.search(r"--- qmem bgpd FARE ---\n(.*?)(?=\n--- qmem |\Z)", out, re.S)
+    assert m, "no 'bgpd FARE' memory group in:\n{}".format(out[:2000])
+    counts = {}
+    for line in m.group(1).splitlines()[1:]:
+        lm = re.match(r"^(.+?)\s*:\s+(\d+)\s", line)
+        if lm:
+            counts[lm.group(1)] = int(lm.group(2))
+    return counts
+
+
+def settled_memory(router):
+    "The module's memory counts, once two readings 1 s apart agree."
+    last = fare_memory(router)
+    for _ in range(20):
+        time.sleep(1)
+        now = fare_memory(router)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
+def assert_no_fare_memory_at_exit(tgen):
+    """After tgen.stop_topology(): FRR lists the memory types that still
+    hold allocations when a daemon exits, by group, on its stderr; no
+    router's bgpd may name the module's group."""
+    for name in tgen.routers():
+        with open(os.path.join(tgen.logdir, name, "bgpd.err"), errors="replace") as f:
+            err = f.read()
+        assert "memory group bgpd FARE" not in err, "{}: at exit:\n{}".format(name, err)

@@ -70,7 +70,10 @@ sys.path.append(os.path.join(CWD, ".."))
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topolog import logger
-from fare_common import frr_reload, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare_common import (
+    assert_no_fare_memory_at_exit, fare_memory, frr_reload, kernel_weights, settled_memory,
+    start_fabric, tgen_or_skip, vtysh_json, wait_for
+)
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -154,25 +157,8 @@ def setup_module(mod):
 def teardown_module(_mod):
     tgen = get_topogen()
     tgen.stop_topology()
-    # FRR lists the memory types that still hold allocations when a daemon
-    # exits, by group, on its stderr
-    for name in tgen.routers():
-        with open(os.path.join(tgen.logdir, name, "bgpd.err"), errors="replace") as f:
-            err = f.read()
-        assert "memory group bgpd FARE" not in err, "{}: at exit:\n{}".format(name, err)
+    assert_no_fare_memory_at_exit(tgen)
 
-
-def fare_memory(router):
-    """{memory type: allocations now} of the module's group in bgpd."""
-    out = router.vtysh_cmd("show memory bgpd")
-    m = re.search(r"--- qmem bgpd FARE ---\n(.*?)(?=\n--- qmem |\Z)", out, re.S)
-    assert m, "no 'bgpd FARE' memory group in:\n{}".format(out[:2000])
-    counts = {}
-    for line in m.group(1).splitlines()[1:]:
-        lm = re.match(r"^(.+?)\s*:\s+(\d+)\s", line)
-        if lm:
-            counts[lm.group(1)] = int(lm.group(2))
-    return counts
 
 
 def established(router, peer):
@@ -236,17 +222,6 @@ def left_of_fare(r1):
                 left.append("{}: show bgp {} fare: enabled".format(where, afi))
     return left
 
-
-def settled_memory(router):
-    "The module's memory counts, once two readings 1 s apart agree."
-    last = fare_memory(router)
-    for _ in range(20):
-        time.sleep(1)
-        now = fare_memory(router)
-        if now == last:
-            return now
-        last = now
-    return last
 
 
 def reload(router, step, text):

@@ -1,0 +1,307 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_vrf_netns.py: FARE in an active VRF, and the VRF going away and
+coming back with sessions in it.
+
+              r1-eth0 --- r2-eth0     default VRF of r1
+    r1  VRF { r1-eth1 --- r2-eth1 }   r2 (AS 65002, default VRF only)
+   (AS      { r1-eth2 --- r2-eth2 }
+   65001)   fare-blue: a network namespace on r1
+
+A Linux kernel without VRF devices (`ip link add type vrf` says "Unknown
+device type") still has network namespaces, and FRR can use them as its
+VRFs: zebra and bgpd started with -w (--vrfwnetns) take every named
+network namespace as a VRF of that name. r1 runs so; r1-eth1 and r1-eth2
+are moved into the namespace fare-blue before the daemons start, so VRF
+fare-blue is active from the start: its BGP instance has its own sessions,
+routes and kernel routing table (the namespace's).
+
+r2 originates 172.16.2.0/24 with FARE (`bgp fare originate`: the largest
+Path Bandwidth) to all three sessions. In VRF fare-blue, r1 reaches it
+over r1-eth1 (`fare link-bandwidth 300G`) and r1-eth2 (100G); in its
+default VRF over r1-eth0 alone.
+
+1. VRF fare-blue active; both sessions of the VRF instance and the one of
+   the default instance Established. FARE-4: the VRF's route has weights
+   3:1 in `show bgp vrf fare-blue ipv4 fare` and in the kernel nexthop
+   group of the namespace fare-blue; the default VRF's has the single
+   path r1-eth0 with the default instance's 100G.
+2. A bandwidth change in the VRF (r1-eth2 to 200G): 3:2 in the
+   namespace's kernel table; the default VRF unchanged.
+3. `no router bgp 65001 vrf fare-blue`: the route leaves the namespace's
+   table, and the module's per-instance memory types go back to what the
+   default instance alone holds; the same configuration again: weights
+   back, the counts of 1 again.
+4. The VRF goes away with its instance configured: the interfaces moved
+   back and the namespace deleted. zebra deletes VRF fare-blue, bgpd
+   keeps the instance without a VRF (inactive) and the module its FARE
+   configuration, with no route state left. The namespace created again
+   and the interfaces moved back into it: the VRF is active again, the
+   sessions come back, the kernel weights are 3:1 again, and every memory
+   type of the module counts what it counted in 1, plus the hold-down
+   record each of the two neighbors now has (WP-7: their sessions went
+   down with the VRF).
+5. At exit, FRR's report of what is still allocated (bgpd's stderr) names
+   nothing of the module's group.
+"""
+
+import os
+import re
+import sys
+
+import pytest
+
+CWD = os.path.dirname(os.path.realpath(__file__))
+sys.path.append(os.path.join(CWD, ".."))
+
+# pylint: disable=C0413
+from lib.topogen import get_topogen
+from lib.topolog import logger
+from fare_common import (
+    GBPS, assert_no_fare_memory_at_exit, fare_memory, kernel_weights, settled_memory,
+    start_fabric, tgen_or_skip, vtysh_json, wait_for
+)
+
+pytestmark = [pytest.mark.bgpd]
+
+VRF = "fare-blue"
+PREFIX = "172.16.2.0/24"
+VRF_IFS = ("r1-eth1", "r1-eth2")
+# the module's memory types that belong to an instance
+PER_INSTANCE = ["FARE instance", "FARE neighbor configuration", "FARE link hold-down",
+                "FARE neighbor state"]
+
+R1_VRF_BGP = """router bgp 65001 vrf {vrf}
+ bgp router-id 10.255.1.1
+ no bgp ebgp-requires-policy
+ timers bgp 3 9
+ neighbor 10.0.11.2 remote-as 65002
+ neighbor 10.0.11.2 timers connect 1
+ neighbor 10.0.12.2 remote-as 65002
+ neighbor 10.0.12.2 timers connect 1
+ bgp fare
+ neighbor 10.0.11.2 fare link-bandwidth 300G
+ neighbor 10.0.12.2 fare link-bandwidth 100G
+exit
+""".format(vrf=VRF)
+
+
+def build_topo(tgen):
+    for name in ("r1", "r2"):
+        tgen.add_router(name)
+    for i in range(3):
+        tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth{}".format(i),
+                      "r2-eth{}".format(i))
+
+
+def config_of(name):
+    if name == "r1":
+        return "\n".join([
+            "hostname r1",
+            "interface r1-eth0", " ip address 10.0.10.1/24", "exit",
+            "interface r1-eth1 vrf " + VRF, " ip address 10.0.11.1/24", "exit",
+            "interface r1-eth2 vrf " + VRF, " ip address 10.0.12.1/24", "exit",
+            "router bgp 65001", " bgp router-id 10.255.0.1", " no bgp ebgp-requires-policy",
+            " timers bgp 3 9", " neighbor 10.0.10.2 remote-as 65002",
+            " neighbor 10.0.10.2 timers connect 1", " bgp fare",
+            " neighbor 10.0.10.2 fare link-bandwidth 100G", "exit", R1_VRF_BGP])
+    lines = ["hostname r2"]
+    for i in range(3):
+        lines += ["interface r2-eth{}".format(i), " ip address 10.0.1{}.2/24".format(i), "exit"]
+    lines += ["router bgp 65002", " bgp router-id 10.255.0.2", " no bgp ebgp-requires-policy",
+              " no bgp network import-check", " timers bgp 3 9"]
+    for i in range(3):
+        lines += [" neighbor 10.0.1{}.1 remote-as 65001".format(i),
+                  " neighbor 10.0.1{}.1 timers connect 1".format(i)]
+    lines += [" address-family ipv4 unicast", "  network " + PREFIX, " exit-address-family",
+              " bgp fare", " bgp fare originate", "exit", ""]
+    return "\n".join(lines)
+
+
+def make_vrf(tgen):
+    "The namespace fare-blue on r1 with r1-eth1 and r1-eth2 in it, up."
+    r1 = tgen.net["r1"]
+    r1.add_netns(VRF)
+    for ifname in VRF_IFS:
+        r1.set_intf_netns(ifname, VRF, up=True)
+
+
+def remove_vrf(tgen):
+    "r1-eth1 and r1-eth2 moved back to r1's namespace, fare-blue deleted."
+    r1 = tgen.net["r1"]
+    for ifname in VRF_IFS:
+        if ifname in r1.ifnetns:
+            r1.reset_intf_netns(ifname)
+    r1.delete_netns(VRF)
+
+
+def prepare(tgen):
+    "Before the daemons start: the VRF's namespace, and r1's daemons with -w."
+    make_vrf(tgen)
+    tgen.gears["r1"].use_netns_vrf()
+
+
+def setup_module(mod):
+    start_fabric(mod, build_topo, config_of, prepare=prepare)
+
+
+def teardown_module(_mod):
+    tgen = get_topogen()
+    try:
+        remove_vrf(tgen)
+    except Exception as ex:  # pylint: disable=broad-except
+        logger.info("removing namespace %s: %s", VRF, ex)
+    tgen.stop_topology()
+    assert_no_fare_memory_at_exit(tgen)
+
+
+class InNamespace:
+    """A router's commands run in one of its named network namespaces (the
+    VRF's kernel tables), for fare_common.kernel_weights()."""
+
+    def __init__(self, router, netns):
+        self.router, self.netns = router, netns
+
+    def run(self, cmd):
+        return self.router.run("ip netns exec {} {}".format(self.netns, cmd))
+
+
+
+
+def established(router, vrf=None):
+    "{peer: True when Established} of the IPv4 unicast sessions of the instance."
+    j = vtysh_json(router, "show bgp {}ipv4 unicast summary json".format(
+        "vrf {} ".format(vrf) if vrf else ""))
+    return {p: v.get("state") == "Established" for p, v in j.get("peers", {}).items()}
+
+
+def vrf_weights(r1):
+    "{interface: weight} of the VRF's route in the namespace's kernel table."
+    return kernel_weights(InNamespace(r1, VRF), PREFIX)
+
+
+def fare_paths(router, vrf=None):
+    "{interface: (weight, Gb/s)} of `show bgp [vrf] ipv4 fare PREFIX json`."
+    j = vtysh_json(router, "show bgp {}ipv4 fare {} json".format(
+        "vrf {} ".format(vrf) if vrf else "", PREFIX))
+    paths = j.get("prefixes", {}).get(PREFIX, {}).get("paths", [])
+    return {p["interface"]: (p["weight"], round(p["pathBandwidthBytesPerSec"] / GBPS))
+            for p in paths}
+
+
+def vrf_line(router):
+    "VRF fare-blue as zebra lists it in `show vrf`: the line, or None."
+    for line in router.vtysh_cmd("show vrf").splitlines():
+        if line.startswith("vrf " + VRF + " "):
+            return line.strip()
+    return None
+
+
+STATE = {}
+
+
+def test_vrf_active_and_weighted():
+    "VRF fare-blue active, its sessions up, FARE-4 weights 3:1 in the namespace's kernel table."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    line = vrf_line(r1)
+    assert line == "vrf {0} id 1 netns /run/netns/{0}".format(VRF), r1.vtysh_cmd("show vrf")
+    up = {"10.0.11.2": True, "10.0.12.2": True}
+    assert wait_for(lambda: established(r1, VRF), up, count=60) == up, established(r1, VRF)
+    assert wait_for(lambda: established(r1), {"10.0.10.2": True}) == {"10.0.10.2": True}
+
+    exp = {"r1-eth1": (3, 300), "r1-eth2": (1, 100)}
+    assert wait_for(lambda: fare_paths(r1, VRF), exp) == exp, fare_paths(r1, VRF)
+    exp = {"r1-eth1": 3, "r1-eth2": 1}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, r1.run(
+        "ip netns exec {} ip route show {}".format(VRF, PREFIX))
+    # the default VRF: its own table, its one path
+    assert fare_paths(r1) == {"r1-eth0": (1, 100)}, fare_paths(r1)
+    assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}, r1.run("ip route show " + PREFIX)
+    STATE["configured"] = settled_memory(r1)
+    logger.info("FARE memory, both instances: %s", STATE["configured"])
+
+
+def test_vrf_bandwidth_change():
+    "r1-eth2 of the VRF to 200G: 3:2 in the namespace; the default VRF unchanged."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
+                 "neighbor 10.0.12.2 fare link-bandwidth 200G\n".format(VRF))
+    exp = {"r1-eth1": 3, "r1-eth2": 2}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (2, 200)}
+    assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
+                 "neighbor 10.0.12.2 fare link-bandwidth 100G\n".format(VRF))
+    exp = {"r1-eth1": 3, "r1-eth2": 1}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+
+
+def test_vrf_instance_deleted_and_back():
+    "`no router bgp 65001 vrf fare-blue`: route and instance state gone; configured again: as in 1."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    before = STATE.get("configured")
+    assert before, "test 1 did not run"
+    r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf {}\n".format(VRF))
+    assert wait_for(lambda: vrf_weights(r1), {}) == {}, vrf_weights(r1)
+    got = wait_for(lambda: fare_memory(r1).get("FARE instance"), 1, count=20)
+    assert got == 1, fare_memory(r1)
+    assert vtysh_json(r1, "show bgp vrf {} fare json".format(VRF)) == {}
+    mem = settled_memory(r1)
+    # the VRF instance's two neighbor settings (a record and its name each)
+    # and its two neighbors' state went with it
+    assert mem["FARE neighbor configuration"] == before["FARE neighbor configuration"] - 4, mem
+    assert mem.get("FARE neighbor state", 0) < before.get("FARE neighbor state", 0), mem
+    assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
+
+    r1.vtysh_cmd("configure terminal\n" + R1_VRF_BGP)
+    exp = {"r1-eth1": 3, "r1-eth2": 1}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    got = {t: settled_memory(r1).get(t, 0) for t in PER_INSTANCE}
+    assert got == {t: before.get(t, 0) for t in PER_INSTANCE}, (got, before)
+
+
+def test_vrf_goes_away_and_comes_back():
+    "The namespace deleted under the configured instance, then made again: sessions, weights and counts back."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    before = STATE["configured"]
+    config = vtysh_json(r1, "show bgp vrf {} fare json".format(VRF)).get("config")
+    assert config and config.get("enabled"), config
+
+    remove_vrf(tgen)
+    # configured (interfaces, the BGP instance), so zebra keeps it, inactive
+    inactive = "vrf {} inactive".format(VRF)
+    assert wait_for(lambda: vrf_line(r1), inactive, count=20) == inactive, r1.vtysh_cmd(
+        "show vrf")
+    assert "router bgp 65001 vrf " + VRF in r1.vtysh_cmd("show running-config")
+    # the instance and its FARE configuration stay; no session, no route state
+    assert vtysh_json(r1, "show bgp vrf {} fare json".format(VRF)).get("config") == config
+    assert wait_for(lambda: fare_paths(r1, VRF), {}) == {}, fare_paths(r1, VRF)
+    assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
+    logger.info("FARE memory, VRF gone: %s", settled_memory(r1))
+
+    make_vrf(tgen)
+    active = re.compile(r"^vrf {0} id \d+ netns /run/netns/{0}$".format(VRF))
+    assert wait_for(lambda: bool(active.match(vrf_line(r1) or "")), True, count=30), \
+        r1.vtysh_cmd("show vrf")
+    up = {"10.0.11.2": True, "10.0.12.2": True}
+    assert wait_for(lambda: established(r1, VRF), up, count=90) == up, (
+        established(r1, VRF), r1.run("ip netns exec {} ip -br addr".format(VRF)))
+    exp = {"r1-eth1": 3, "r1-eth2": 1}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (1, 100)}
+    # the same counts, and now a hold-down record (and its name) for each of
+    # the two neighbors whose session went down with the VRF (WP-7)
+    exp = dict(before)
+    exp["FARE link hold-down"] = before.get("FARE link hold-down", 0) + 4
+    got = wait_for(lambda: settled_memory(r1), exp, count=10)
+    assert got == exp, (got, exp)
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))
