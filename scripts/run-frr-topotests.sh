@@ -4,7 +4,8 @@
 # beyond bgp_link_bw_ip, which the default run has. The set covers what the
 # patches touch: ECMP and weighted ECMP, standard, large and extended
 # communities, peer-groups and update-groups, add-path, graceful restart,
-# route-server clients. Not part of the default test run.
+# route-server clients, VRFs on network namespaces (zebra patch 0013). Not
+# part of the default test run.
 #
 # usage: scripts/run-frr-topotests.sh [pytest args...]   (as root, Debian 12)
 set -euo pipefail
@@ -21,7 +22,7 @@ FRR_TOPOTESTS=(
 	bgp_peer_group bgp_peer_group_solo bgp_route_server_client
 	bgp_nexthop_ipv6 bgp_update_delay
 	bgp_addpath_best_selected bgp_addpath_paths_limit
-	bgp_gr_restart_retain_routes
+	bgp_gr_restart_retain_routes bgp_vrf_netns
 )
 
 "$TOP/scripts/build.sh"
