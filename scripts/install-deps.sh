@@ -18,6 +18,8 @@ PKGS=(
 	# topotests
 	python3-pytest iproute2 iputils-ping procps psmisc ethtool
 	exabgp python3-scapy iperf3 tshark
+	# the flap storm's RSS measurement (malloc_trim in bgpd and zebra)
+	gdb
 	# topotest fare_interop: spines without FARE
 	bird2 gobgpd
 	# the data-plane agent (dataplane/): netlink, nftables, conntrack
