@@ -28,7 +28,6 @@ Not part of the test suite (scripts/bench-rss.sh), about 90 s.
 """
 
 import os
-import re
 import sys
 import time
 
@@ -38,8 +37,8 @@ sys.path.append(os.path.join(CWD, "..", "..", "topotests"))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import DAEMONS_FARE, DAEMONS_PLAIN, report, start_fabric, tgen_or_skip, \
-    vtysh_json, wait_for
+from fare_common import DAEMONS_FARE, DAEMONS_PLAIN, malloc_trim, memory_types, report, \
+    rss_kb, start_fabric, tgen_or_skip, vtysh_json, wait_for
 
 STEPS = int(os.environ.get("FARE_BENCH_RSS_STEPS", "6"))
 # which router runs `clear bgp *` at each step: r1, r2 or both (r1, then r2)
@@ -91,22 +90,16 @@ def all_up(router):
 
 def trimmed_heap_kb(router):
     "bgpd's [heap] resident kB after malloc_trim(0)."
-    out = router.run(
-        "pid=$(cat /var/run/frr/bgpd.pid); "
-        "timeout 60 gdb -batch -nx -ex 'call (int) malloc_trim(0)' /proc/$pid/exe $pid "
-        ">/dev/null 2>&1; awk '/^[0-9a-f]+-[0-9a-f]+ /{name=$6} "
-        "/^Rss:/{if (name==\"[heap]\") h+=$2} END {print h+0}' /proc/$pid/smaps")
-    return int(out.strip())
+    malloc_trim(router, "bgpd")
+    return rss_kb(router, "bgpd")["Heap"]
 
 
 def counted(router):
     """(bytes FRR counts as allocated in bgpd, input ring buffers)."""
-    out = router.vtysh_cmd("show memory bgpd")
-    total = 0
-    for m in re.finditer(r"^(.+?)\s*:\s+(\d+)\s+(?:variable|\d+)?\s+(\d+)\s+\d+", out, re.M):
-        total += int(m.group(3))
-    ring = re.search(r"^Ring buffer\s*:\s+(\d+)", out, re.M)
-    return total, int(ring.group(1)) if ring else 0
+    groups, _ = memory_types(router)
+    types = [v for ts in groups.values() for v in ts.values()]
+    ring = sum(ts["Ring buffer"][0] for ts in groups.values() if "Ring buffer" in ts)
+    return sum(v[1] for v in types), ring
 
 
 def test_rss_over_session_resets():

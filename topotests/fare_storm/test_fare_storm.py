@@ -142,8 +142,11 @@ from lib.topogen import get_topogen
 from fare_common import (
     DAEMONS_FARE,
     kernel_weights,
+    malloc_trim,
+    memory_types,
     reduced,
     report,
+    rss_kb,
     start_fabric,
     vtysh_json,
 )
@@ -393,61 +396,6 @@ def converge(tgen, what):
     detail = {name: sessions(r) for name, r in tgen.routers().items()}
     pytest.fail("{}: not converged after {} s; sessions {}\nlast snapshot {}".format(
         what, CONVERGE_TIMEOUT, detail, last))
-
-
-def memory_types(router, daemon="bgpd"):
-    """FRR's allocation counters of a daemon (`show memory DAEMON`):
-    {group: {type: (allocations now, bytes now)}}, and the allocator's
-    statistics (mallinfo: {name: text})."""
-    out = router.vtysh_cmd("show memory " + daemon)
-    groups, group, heap = {}, None, {}
-    for line in out.splitlines():
-        m = re.match(r"--- qmem (.+) ---$", line)
-        if m:
-            group = groups.setdefault(m.group(1), {})
-            continue
-        m = re.match(r"^(.+?)\s*:\s+(\d+)\s+(?:variable|\d+)?\s+(\d+)\s+\d+", line)
-        if m and group is not None:
-            group[m.group(1)] = (int(m.group(2)), int(m.group(3)))
-            continue
-        m = re.match(r"^  (Total heap allocated|Used ordinary blocks|Free ordinary blocks):\s+(.+)$",
-                     line)
-        if m:
-            heap[m.group(1)] = m.group(2).strip()
-    return groups, heap
-
-
-# resident kB of the main heap ([heap]) and of the unnamed anonymous
-# mappings (the other threads' malloc arenas, thread stacks, large blocks)
-SMAPS_SPLIT = ("awk '/^[0-9a-f]+-[0-9a-f]+ /{{name=$6}} /^Rss:/{{if (name==\"[heap]\") h+=$2; "
-               "else if (name==\"\") a+=$2}} END {{print \"Heap:\", h+0, \"kB\"; "
-               "print \"AnonMaps:\", a+0, \"kB\"}}' /proc/$pid/smaps")
-
-
-def rss_kb(router, daemon):
-    """VmRSS, RssAnon and RssFile of DAEMON in ROUTER's namespace, and the
-    resident part of its main heap and of its other anonymous mappings
-    (kB)."""
-    out = router.run(("pid=$(cat /var/run/frr/{}.pid); "
-                      "grep -E '^(VmRSS|RssAnon|RssFile):' /proc/$pid/status; " + SMAPS_SPLIT)
-                     .format(daemon))
-    got = {k: int(v) for k, v in re.findall(r"^(\w+):\s+(\d+)\s+kB", out, re.M)}
-    assert set(got) == {"VmRSS", "RssAnon", "RssFile", "Heap", "AnonMaps"}, "{} {}: {!r}".format(
-        router.name, daemon, out)
-    return got
-
-
-def malloc_trim(router, daemon):
-    """glibc's malloc_trim(0) called in DAEMON (gdb attaches for well under
-    a second): every arena's free pages go back to the kernel, so that the
-    RSS read next counts the pages that hold live allocations, not the
-    free blocks the allocator kept from its high-water mark."""
-    # the executable through /proc, which still opens when the file was
-    # replaced (a rebuild while the test runs)
-    out = router.run("pid=$(cat /var/run/frr/{}.pid); timeout 60 gdb -batch -nx "
-                     "-ex 'call (int) malloc_trim(0)' /proc/$pid/exe $pid 2>&1".format(daemon))
-    assert re.search(r"^\$1 = [01]$", out, re.M), "{} {}: malloc_trim via gdb: {!r}".format(
-        router.name, daemon, out[-500:])
 
 
 def held_down_total(tgen):
