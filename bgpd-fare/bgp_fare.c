@@ -18,14 +18,17 @@
 #include "linklist.h"
 #include "log.h"
 #include "memory.h"
+#include "filter.h"
 #include "plist.h"
 #include "prefix.h"
+#include "routemap.h"
 #include "lib/version.h"
 
 #include "bgpd/bgpd.h"
 #include "bgpd/bgp_aspath.h"
 #include "bgpd/bgp_attr.h"
 #include "bgpd/bgp_debug.h"
+#include "bgpd/bgp_filter.h"
 #include "bgpd/bgp_fsm.h"
 #include "bgpd/bgp_ecommunity.h"
 #include "bgpd/bgp_mpath.h"
@@ -86,6 +89,7 @@ struct fare_if_state {
 	ifindex_t ifindex;
 	vrf_id_t vrf_id;
 	uint64_t bandwidth_bps;
+	bool configured; /* from the operator's `bandwidth`, else the speed */
 };
 static struct list *fare_if_states;
 
@@ -348,6 +352,16 @@ bool fare_peer_flag(struct fare_instance *fi, struct peer *peer, uint32_t flag)
 	return CHECK_FLAG(fare_peer_view(fi, peer)->flags, flag);
 }
 
+/* FARE-3, WP-2: a session runs over a link of this router: an interface
+ * (unnumbered) session, or one whose neighbor address is on a connected
+ * subnet. A multihop or loopback session (a route collector, iBGP to a
+ * reflector) has no outgoing interface of its own.
+ */
+static bool fare_peer_on_link(const struct peer *peer)
+{
+	return peer->conf_if || peer->shared_network;
+}
+
 /* FARE-3: bandwidth of the link the session runs over, in bytes/s: the
  * neighbor's override, else the interface bandwidth the operator gave
  * zebra, else the speed zebra reports (a LAG's drops when a member
@@ -371,7 +385,9 @@ static double fare_peer_link_bw_raw(struct fare_peer_view *view, struct peer *pe
 		*source = "interface speed";
 		return (double)ifp->speed * 1e6 / 8;
 	}
-	*source = "unknown";
+	/* FARE-3 unknown: the received value is taken uncapped (FARE-4) */
+	*source = fare_peer_on_link(peer) ? FARE_LINK_SOURCE_NO_SPEED
+					  : FARE_LINK_SOURCE_NO_INTERFACE;
 	return 0;
 }
 
@@ -554,10 +570,24 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 	return NULL;
 }
 
-/* The AS a Path Bandwidth's Global Administrator holds for `as`. */
+/* Whether a Path Bandwidth's Global Administrator stands for `as`: its
+ * value modulo 2^16 (FARE-1), so 4-octet writers stay apart.
+ */
 static bool fare_ga_is(uint16_t ga, as_t as)
 {
-	return as > UINT16_MAX ? ga == FARE_AS_TRANS : ga == as;
+	return ga == fare_pathbw_ga(as);
+}
+
+/* FARE-1/5: the AS a value written for this neighbor carries: the AS the
+ * neighbor knows this router by, which is what its freshness check
+ * (FARE-7) compares: `neighbor X local-as`, the confederation identifier
+ * across a confederation border, else the instance's AS.
+ */
+static as_t fare_writer_as(const struct peer *peer)
+{
+	if (peer->change_local_as)
+		return peer->change_local_as;
+	return peer->local_as ? peer->local_as : peer->bgp->as;
 }
 
 /* The n-th distinct AS (0: the first) of the AS_SEQUENCE segments of an
@@ -608,7 +638,7 @@ static bool fare_nexthop_is_neighbor(const struct bgp_path_info *pi)
 
 /* FARE-7 freshness: a transitive value describes the links behind the
  * router that last wrote it. It is fresh when that router is the
- * neighbor the path came from (its AS, AS_TRANS for a 4-octet AS); for a
+ * neighbor the path came from (its AS modulo 2^16, FARE-1); for a
  * super-spine neighbor, which passes it on by design (FARE-8/9), the
  * spine behind it (the second AS of the path). An iBGP neighbor writes
  * our AS; a path with a third-party next hop (passed on by a router that
@@ -964,13 +994,60 @@ static bool fare_afi_safi(afi_t afi, safi_t safi)
 	return (afi == AFI_IP || afi == AFI_IP6) && safi == SAFI_UNICAST;
 }
 
-/* WP-2: the interfaces a route is advertised on, excluding those it was
- * received on: established sessions of the address family, not the
- * sources of its equal-cost paths, not boundary peers, and not peers
- * that would drop it (their AS is in the path).
+/* WP-2: whether bgpd would send the route to the peer as far as its
+ * outbound policy goes: distribute-list, prefix-list, filter-list and
+ * route-map out (the route-map applied to a scratch copy of the attribute).
  */
-static unsigned int fare_eligible_outgoing_best(struct fare_instance *fi,
-						const struct bgp_path_info *best, afi_t afi)
+static bool fare_peer_policy_permits(struct peer *peer, struct bgp_dest *dest,
+				     struct bgp_path_info *best, afi_t afi)
+{
+	struct bgp_filter *filter = &peer->filter[afi][SAFI_UNICAST];
+	const struct prefix *p = bgp_dest_get_prefix(dest);
+	struct bgp_path_info rmap_path;
+	struct bgp_path_info_extra rmap_path_extra;
+	struct attr scratch;
+	route_map_result_t ret;
+
+	if (DISTRIBUTE_OUT_NAME(filter) &&
+	    access_list_apply(DISTRIBUTE_OUT(filter), p) == FILTER_DENY)
+		return false;
+	if (PREFIX_LIST_OUT_NAME(filter) &&
+	    prefix_list_apply(PREFIX_LIST_OUT(filter), p) == PREFIX_DENY)
+		return false;
+	if (FILTER_LIST_OUT_NAME(filter) &&
+	    as_list_apply(FILTER_LIST_OUT(filter), best->attr->aspath) == AS_FILTER_DENY)
+		return false;
+	if (!ROUTE_MAP_OUT_NAME(filter))
+		return true;
+	if (!ROUTE_MAP_OUT(filter))
+		return false; /* named but not defined: bgpd denies */
+	scratch = *best->attr;
+	prep_for_rmap_apply(&rmap_path, &rmap_path_extra, dest, best, peer, best->peer, &scratch);
+	SET_FLAG(peer->rmap_type, PEER_RMAP_TYPE_OUT);
+	ret = route_map_apply(ROUTE_MAP_OUT(filter), p, &rmap_path);
+	peer->rmap_type = 0;
+	bgp_attr_flush(&scratch);
+	return ret != RMAP_DENYMATCH;
+}
+
+/* WP-2: iBGP split horizon: a route learned over iBGP goes to another
+ * iBGP peer only when this router reflects it (either is a client).
+ */
+static bool fare_ibgp_split_horizon(const struct peer *from, const struct peer *peer, afi_t afi)
+{
+	return from->sort == BGP_PEER_IBGP && peer->sort == BGP_PEER_IBGP &&
+	       !CHECK_FLAG(from->af_flags[afi][SAFI_UNICAST], PEER_FLAG_REFLECTOR_CLIENT) &&
+	       !CHECK_FLAG(peer->af_flags[afi][SAFI_UNICAST], PEER_FLAG_REFLECTOR_CLIENT);
+}
+
+/* WP-2: N, the interfaces a route is advertised on, excluding those it was
+ * received on: established sessions of the address family over a link of
+ * this router, not the sources of its equal-cost paths, not boundary
+ * peers, not peers that would drop it (their AS is in the path), and not
+ * peers bgpd does not send it to (outbound policy, iBGP split horizon).
+ */
+static unsigned int fare_eligible_outgoing_best(struct fare_instance *fi, struct bgp_dest *dest,
+						struct bgp_path_info *best, afi_t afi)
 {
 	struct aspath *aspath = best ? best->attr->aspath : NULL;
 	const struct bgp_path_info *pi;
@@ -981,6 +1058,8 @@ static unsigned int fare_eligible_outgoing_best(struct fare_instance *fi,
 	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
 		if (!peer_established(peer->connection) || !peer->afc_nego[afi][SAFI_UNICAST])
 			continue;
+		if (!fare_peer_on_link(peer))
+			continue;
 		for (pi = best; pi; pi = bgp_path_info_mpath_next((struct bgp_path_info *)pi))
 			if (pi->peer == peer)
 				break;
@@ -990,6 +1069,10 @@ static unsigned int fare_eligible_outgoing_best(struct fare_instance *fi,
 			continue;
 		if (aspath && aspath_loop_check(aspath, peer->as) > 0)
 			continue;
+		if (best && fare_ibgp_split_horizon(best->peer, peer, afi))
+			continue;
+		if (best && !fare_peer_policy_permits(peer, dest, best, afi))
+			continue;
 		n_out++;
 	}
 	return n_out;
@@ -998,7 +1081,7 @@ static unsigned int fare_eligible_outgoing_best(struct fare_instance *fi,
 unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
 				    const struct fare_prefix *fp, afi_t afi)
 {
-	return fare_eligible_outgoing_best(fi, fp->n ? fp->paths[0] : NULL, afi);
+	return fare_eligible_outgoing_best(fi, dest, fp->n ? fp->paths[0] : NULL, afi);
 }
 
 /* Averaged mode sends each outgoing session its own value (WP-1/2): the
@@ -1223,6 +1306,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	bool strip_t = false, strip_nt = false;
 	const uint8_t *add_t = NULL, *add_nt = NULL;
 	const char *src;
+	as_t writer_as = fare_writer_as(peer);
 
 	if (!fi || !fare_afi_safi(afi, safi))
 		return 0;
@@ -1266,7 +1350,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 				value = fare_averaged_advertised(value, 1,
 								 fare_peer_link_bw(fi, peer, &src,
 										   NULL));
-			fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as, fare_wire_float(value));
+			fare_pathbw_encode(ec_t, true, fi->subtype, writer_as, fare_wire_float(value));
 			e.strip_t = e.strip_nt = true;
 			e.add_t = ec_t;
 			fare_counters.originated++;
@@ -1315,11 +1399,11 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	case FARE_ADV_REPLACE: /* FARE-5; WP-2 in averaged mode */
 		if (fi->mode == FARE_MODE_AVERAGED) {
 			if (res->n_out < 0)
-				res->n_out = fare_eligible_outgoing_best(fi, pi, afi);
+				res->n_out = fare_eligible_outgoing_best(fi, dest, pi, afi);
 			t_value = fare_averaged_advertised(t_value, res->n_out,
 							   fare_peer_link_bw(fi, peer, &src, NULL));
 		}
-		fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as, fare_wire_float(t_value));
+		fare_pathbw_encode(ec_t, true, fi->subtype, writer_as, fare_wire_float(t_value));
 		strip_t = true;
 		add_t = ec_t;
 		fare_counters.replaced++;
@@ -1338,7 +1422,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 			break;
 		strip_t = true;
 		if (res->kept_present) {
-			fare_pathbw_encode(ec_t, true, fi->subtype, bgp->as,
+			fare_pathbw_encode(ec_t, true, fi->subtype, writer_as,
 					   fare_wire_float(res->kept_bw));
 			add_t = ec_t;
 		}
@@ -1349,7 +1433,7 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 	 */
 	strip_nt = true;
 	if (res->nt_attach) { /* FARE-8 */
-		fare_pathbw_encode(ec_nt, false, fi->subtype, bgp->as,
+		fare_pathbw_encode(ec_nt, false, fi->subtype, writer_as,
 				   fare_wire_float(res->nt_value));
 		add_nt = ec_nt;
 		fare_counters.nt_attached++;
@@ -1503,6 +1587,7 @@ static int fare_if_update(struct interface *ifp)
 	struct fare_instance *fi;
 	struct peer *peer;
 	uint64_t bps, old_bps;
+	bool configured = ifp->bandwidth != 0, recovery;
 
 	if (ifp->ifindex == IFINDEX_INTERNAL)
 		return 0;
@@ -1519,17 +1604,27 @@ static int fare_if_update(struct interface *ifp)
 		st->ifindex = ifp->ifindex;
 		st->vrf_id = ifp->vrf->vrf_id;
 		st->bandwidth_bps = bps;
+		st->configured = configured;
 		listnode_add(fare_if_states, st);
 		return 0;
 	}
-	if (st->bandwidth_bps == bps)
+	if (st->bandwidth_bps == bps && st->configured == configured)
 		return 0;
 
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %s bandwidth %" PRIu64 " -> %" PRIu64 " bit/s", ifp->name,
 			   st->bandwidth_bps, bps);
 	old_bps = st->bandwidth_bps;
+	/* WP-7: the hold-down is for a link that comes back (a LAG member,
+	 * a higher speed or operator bandwidth than before), not for a
+	 * bandwidth learned: the first known one, or the operator's
+	 * `bandwidth` standing in for the kernel speed or given up for it
+	 * (zebra may apply its configuration after it reported the
+	 * interface, as at start-up)
+	 */
+	recovery = bps > old_bps && old_bps && st->configured == configured;
 	st->bandwidth_bps = bps;
+	st->configured = configured;
 
 	fare_state_changed();
 	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
@@ -1539,7 +1634,7 @@ static int fare_if_update(struct interface *ifp)
 			if (peer->nexthop.ifp != ifp && peer->ifp != ifp)
 				continue;
 			/* WP-7: an increase waits; an override is not ours */
-			if (bps > old_bps && fi->hold_down &&
+			if (recovery && fi->hold_down &&
 			    !fare_peer_flag(fi, peer, FARE_PEER_LINK_BW))
 				fare_hold_down_start(fi, peer, (double)old_bps / 8, false);
 			fare_peer_refresh_later(fi, peer, "link bandwidth changed");
@@ -1560,6 +1655,36 @@ static int fare_if_gone(struct interface *ifp)
 	return 0;
 }
 
+static uint32_t fare_name_hash(const char *name, uint32_t seed)
+{
+	return name ? jhash(name, strlen(name), seed) : seed;
+}
+
+/* WP-2: a neighbor's outbound policy decides whether it counts in N for a
+ * prefix: in averaged mode, a change of it (a filter named or removed)
+ * changes what every other session is sent.
+ */
+static void fare_out_policy_check(struct fare_instance *fi, struct peer *peer, afi_t afi)
+{
+	struct bgp_filter *filter = &peer->filter[afi][SAFI_UNICAST];
+	struct fare_peer_view *view;
+	uint32_t sig = 0x46415245;
+
+	if (CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER))
+		return;
+	sig = fare_name_hash(DISTRIBUTE_OUT_NAME(filter), sig);
+	sig = fare_name_hash(PREFIX_LIST_OUT_NAME(filter), sig + 1);
+	sig = fare_name_hash(FILTER_LIST_OUT_NAME(filter), sig + 2);
+	sig = fare_name_hash(ROUTE_MAP_OUT_NAME(filter), sig + 3);
+	sig |= 1; /* never 0 */
+	view = fare_peer_view(fi, peer);
+	if (view->out_policy[afi == AFI_IP6] == sig)
+		return;
+	if (view->out_policy[afi == AFI_IP6] && fi->enabled && fi->mode == FARE_MODE_AVERAGED)
+		fare_instance_refresh_later(fi, "outbound policy changed (WP-2 N)");
+	view->out_policy[afi == AFI_IP6] = sig;
+}
+
 /* FARE-11: boundary peers get a different attribute (stripped), so they
  * must not share an update-group with fabric peers; in averaged mode each
  * outgoing line rate gets its own value (WP-1/2), so peers at different
@@ -1574,6 +1699,8 @@ static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi, safi_t saf
 
 	if (!fi || !fare_afi_safi(afi, safi))
 		return 0;
+	/* bgpd regroups a peer whose outbound policy changed */
+	fare_out_policy_check(fi, (struct peer *)peer, afi);
 	if (fare_peer_flag(fi, (struct peer *)peer, FARE_PEER_BOUNDARY))
 		updgrp_module_class_add(cls, "fareBoundary", 1);
 	if (fi->enabled && fi->mode == FARE_MODE_AVERAGED) {
@@ -1583,6 +1710,21 @@ static int fare_updgrp_peer_class(const struct peer *peer, afi_t afi, safi_t saf
 								  : (uint64_t)llround(bits));
 	}
 	return 0;
+}
+
+/* WP-7: bgpd deletes a dynamic (listen range) neighbor when its session
+ * goes and creates it anew when it comes back: the record of its address
+ * tells a return from a first session. One record per address seen,
+ * kept with the instance.
+ */
+static bool fare_dynamic_returns(struct fare_instance *fi, struct peer *peer)
+{
+	struct fare_link_state *st;
+
+	if (!peer_dynamic_neighbor(peer))
+		return false;
+	st = fare_link_state_find(fi, fare_peer_cfg_name(peer));
+	return st && st->dynamic_was_up;
 }
 
 /* Sessions coming and going. WP-7: a session that comes back after a
@@ -1605,7 +1747,7 @@ static int fare_peer_status_changed(struct peer *peer)
 		return 0;
 	/* the interface it runs over, its eligibility (WP-2) */
 	fare_state_changed();
-	if (up && fi->hold_down && peer->established > 1) {
+	if (up && fi->hold_down && (peer->established > 1 || fare_dynamic_returns(fi, peer))) {
 		if (CHECK_FLAG(peer->sflags, PEER_STATUS_NSF_WAIT)) {
 			fare_counters.graceful_restarts++;
 			if (FARE_DEBUG)
@@ -1658,6 +1800,14 @@ static int fare_peer_delete(struct peer *peer)
 	/* a peer-group's configuration node goes with the group */
 	if (CHECK_FLAG(peer->sflags, PEER_STATUS_GROUP))
 		return 0;
+	/* WP-7: a dynamic neighbor that was up may come back */
+	if (fi && peer_dynamic_neighbor(peer)) {
+		if (peer->established) {
+			fare_link_state_get(fi, peer->host)->dynamic_was_up = true;
+			fare_state_changed();
+		}
+		return 0;
+	}
 	fare_forget_name(peer->bgp, peer->conf_if ? peer->conf_if : peer->host);
 	return 0;
 }
@@ -1668,7 +1818,26 @@ static int fare_peer_group_delete(struct peer_group *group)
 	return 0;
 }
 
-/* FARE-6: a prefix-list used by "bgp fare multihoming" changed */
+/* WP-2: a prefix-list (NULL: any) is a neighbor's outbound one */
+static bool fare_out_plist_used(struct fare_instance *fi, const char *name)
+{
+	struct listnode *node;
+	struct peer *peer;
+	afi_t afi;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer))
+		for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
+			const char *out = PREFIX_LIST_OUT_NAME(&peer->filter[afi][SAFI_UNICAST]);
+
+			if (out && (!name || strmatch(out, name)))
+				return true;
+		}
+	return false;
+}
+
+/* FARE-6: a prefix-list used by "bgp fare multihoming" changed; WP-2: one
+ * a neighbor filters its announcements with (averaged mode's N)
+ */
 static int fare_prefix_list_update(struct prefix_list *plist)
 {
 	const char *name = plist ? prefix_list_name(plist) : NULL;
@@ -1684,6 +1853,8 @@ static int fare_prefix_list_update(struct prefix_list *plist)
 				fare_instance_refresh_later(fi, "multihoming prefix-list changed");
 				break;
 			}
+		if (fi->mode == FARE_MODE_AVERAGED && fare_out_plist_used(fi, name))
+			fare_instance_refresh_later(fi, "outbound prefix-list changed (WP-2 N)");
 	}
 	return 0;
 }

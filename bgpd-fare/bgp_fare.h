@@ -56,6 +56,10 @@ struct fare_link_state {
 	char *name;	 /* as fare_peer_cfg_name() */
 	double held_bw;	 /* bytes/s used until the hold-down ends */
 	bool recovering; /* session re-established: counts 0 */
+	/* a dynamic (listen range) neighbor of this address was established
+	 * and went: bgpd deleted it, its return is a re-establishment
+	 */
+	bool dynamic_was_up;
 	struct event *t_hold;
 };
 
@@ -79,7 +83,17 @@ struct fare_peer_view {
 	 */
 	struct in_addr plane_id;
 	char plane_name[64]; /* its hostname, if it sent one */
+	/* WP-2: names of its outbound filters per address family, hashed
+	 * (0: not seen yet), to tell when its policy changed
+	 */
+	uint32_t out_policy[2];
 };
+
+/* FARE-3: where a session's link bandwidth is unknown, and so a received
+ * value is not capped by it (show: linkBandwidthSource, uncappedReason)
+ */
+#define FARE_LINK_SOURCE_NO_INTERFACE "unknown: no interface"
+#define FARE_LINK_SOURCE_NO_SPEED     "unknown: no speed"
 
 struct fare_multihoming {
 	char *plist; /* IPv4 or IPv6 prefix-list name */

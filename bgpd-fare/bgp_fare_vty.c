@@ -549,6 +549,14 @@ static struct bgp *fare_vty_bgp(struct vty *vty, const char *vrf_name, bool uj)
 	return bgp;
 }
 
+/* FARE-3/4: why a path's received value is not capped by its link */
+static const char *fare_uncapped_reason(const char *link_source)
+{
+	if (strmatch(link_source, FARE_LINK_SOURCE_NO_INTERFACE))
+		return "the session has no interface of its own (multihop or loopback): link bandwidth unknown";
+	return "the interface reports no speed and has no bandwidth configured: link bandwidth unknown";
+}
+
 static void fare_bw_json(json_object *json, const char *key, double bytes)
 {
 	char buf[64];
@@ -886,6 +894,11 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_boolean_add(jpath, "bestpath", i == 0);
 			fare_bw_json(jpath, "linkBandwidthBytesPerSec", in->link_bw);
 			json_object_string_add(jpath, "linkBandwidthSource", fp->link_source[i]);
+			/* FARE-4: min() with the link only where it is known */
+			json_object_boolean_add(jpath, "cappedByLink", in->link_bw > 0);
+			if (!(in->link_bw > 0))
+				json_object_string_add(jpath, "uncappedReason",
+						       fare_uncapped_reason(fp->link_source[i]));
 			json_object_boolean_add(jpath, "linkBandwidthHeld", fp->link_held[i]);
 			json_object_boolean_add(jpath, "holdDown", in->held_down);
 			fare_pb_json(jpath, "transitive", in->t_state, in->t_bw);
@@ -925,6 +938,9 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 				snprintf(b4, sizeof(b4), "-");
 			vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %u\n", who, b1, b2, b3, b4,
 				fp->weights[i]);
+			if (!(in->link_bw > 0))
+				vty_out(vty, "    %s: received value uncapped (%s)\n", who,
+					fare_uncapped_reason(fp->link_source[i]));
 		}
 	}
 

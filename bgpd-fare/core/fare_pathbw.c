@@ -58,12 +58,11 @@ static enum fare_bw_class classify_bits(uint32_t bits)
 void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive, uint8_t subtype,
 			uint32_t asn, float bytes_per_sec)
 {
-	uint16_t global_admin = FARE_AS_TRANS;
+	/* FARE-1: a 4-octet AS by its low 16 bits (not AS_TRANS, which
+	 * would make every 4-octet writer look alike to FARE-7)
+	 */
+	uint16_t global_admin = fare_pathbw_ga(asn);
 	uint32_t local_admin = float_to_bits(bytes_per_sec);
-
-	/* FARE-1: 4-octet ASNs as AS_TRANS, like FRR's link bandwidth */
-	if (asn <= UINT16_MAX)
-		global_admin = (uint16_t)asn;
 
 	out[0] = transitive ? FARE_PATHBW_TYPE_TRANSITIVE : FARE_PATHBW_TYPE_NON_TRANSITIVE;
 	out[1] = subtype;

@@ -28,8 +28,6 @@ extern "C" {
  * only a default, the sub-type is configurable.
  */
 #define FARE_PATHBW_SUBTYPE_DEFAULT 0x30
-/* FARE-1: 4-octet ASNs go into the 2-octet Global Administrator as AS_TRANS */
-#define FARE_AS_TRANS	23456
 #define FARE_ECOMM_SIZE 8
 /* FARE-2: default origination value, so that the first min() picks the link */
 #define FARE_PATHBW_MAX_BYTES_PER_SEC FLT_MAX
@@ -56,8 +54,10 @@ struct fare_pathbw {
 };
 
 /*
- * FARE-1: write the 8 octets of a Path Bandwidth community. An asn above
- * 65535 is written as FARE_AS_TRANS. The float goes out in network byte
+ * FARE-1: write the 8 octets of a Path Bandwidth community. The Global
+ * Administrator is the writer's AS modulo 2^16 (fare_pathbw_ga()): a 2-octet
+ * AS as it is, a 4-octet AS by its low 16 bits, so that the reader can
+ * still tell which neighbor wrote it (FARE-7). The float goes out in network byte
  * order, independent of the host's endianness.
  */
 void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive, uint8_t subtype,
@@ -69,6 +69,16 @@ void fare_pathbw_encode(uint8_t out[FARE_ECOMM_SIZE], bool transitive, uint8_t s
  * is derived from the received bits, so a signalling NaN is still a NaN.
  */
 bool fare_pathbw_decode(const uint8_t ec[FARE_ECOMM_SIZE], uint8_t subtype, struct fare_pathbw *pb);
+
+/*
+ * FARE-1: the Global Administrator that stands for `asn`: the AS itself when
+ * it has 2 octets, its low 16 bits when it has 4. Two ASes equal modulo 2^16
+ * (4200000001 and 4200065537, or 1 and 65537) cannot be told apart.
+ */
+static inline uint16_t fare_pathbw_ga(uint32_t asn)
+{
+	return (uint16_t)(asn & 0xffff);
+}
 
 enum fare_bw_class fare_bw_classify(float v);
 /* "valid", "zero", "subnormal", "negative", "nan", "infinite",

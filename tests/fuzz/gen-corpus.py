@@ -115,7 +115,7 @@ SEEDS = {
         # PB:65000:100.000 Gbps, the default sub-type
         "transitive-100g": pathbw(0x30, "0030fde8503a43b7", 65000, 40, G100,
                                   "100G"),
-        # PB-NT, FLT_MAX (FARE-2), a 4-octet AS (AS_TRANS)
+        # PB-NT, FLT_MAX (FARE-2), a 4-octet AS (its low 16 bits)
         "non-transitive-max": pathbw(0x30, "40305ba07f7fffff", 200000, 8,
                                      FLT_MAX, "max"),
         "nan": pathbw(0x30, "003000017fc00000", 1, 3, NAN, "1.6Tbps"),

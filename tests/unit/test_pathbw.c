@@ -144,23 +144,33 @@ static void test_non_transitive(void **state)
 	assert_int_equal(pb.class, FARE_BW_VALID);
 }
 
-/* FARE-1: 4-octet ASNs become AS_TRANS, 2-octet ones stay */
-static void test_as_trans(void **state)
+/* FARE-1: a 4-octet AS by its low 16 bits (0xFA56EA01 -> 0xEA01), a
+ * 2-octet one as it is; ASes equal modulo 2^16 collide (documented).
+ */
+static void test_as4_low_bits(void **state)
 {
 	uint8_t ec[FARE_ECOMM_SIZE];
 	struct fare_pathbw pb;
 
 	(void)state;
 	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 4200000001u, (float)BYTES_100G);
-	assert_int_equal(ec[2], 0x5B);
-	assert_int_equal(ec[3], 0xA0);
+	assert_int_equal(ec[2], 0xEA);
+	assert_int_equal(ec[3], 0x01);
 	assert_true(fare_pathbw_decode(ec, FARE_PATHBW_SUBTYPE_DEFAULT, &pb));
-	assert_int_equal(pb.as, FARE_AS_TRANS);
+	assert_int_equal(pb.as, 59905);
+	assert_int_equal(pb.as, fare_pathbw_ga(4200000001u));
+	/* two neighbors of one fabric's private range stay apart */
+	assert_int_not_equal(fare_pathbw_ga(4200000001u), fare_pathbw_ga(4200000002u));
+	/* the collision case */
+	assert_int_equal(fare_pathbw_ga(4200000001u), fare_pathbw_ga(4200065537u));
+	assert_int_equal(fare_pathbw_ga(65537), 1);
 
 	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65536, (float)BYTES_100G);
-	assert_int_equal(ec[2] << 8 | ec[3], FARE_AS_TRANS);
+	assert_int_equal(ec[2] << 8 | ec[3], 0);
 	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 65535, (float)BYTES_100G);
 	assert_int_equal(ec[2] << 8 | ec[3], 65535);
+	fare_pathbw_encode(ec, true, FARE_PATHBW_SUBTYPE_DEFAULT, 23456, (float)BYTES_100G);
+	assert_int_equal(ec[2] << 8 | ec[3], 23456);
 }
 
 struct class_case {
@@ -322,7 +332,7 @@ static void test_format(void **state)
 	assert_string_equal(buf, "PB-NT:65001:1.600 Tbps");
 
 	pb.transitive = true;
-	pb.as = FARE_AS_TRANS;
+	pb.as = 23456;
 	pb.bytes_per_sec = FARE_PATHBW_MAX_BYTES_PER_SEC;
 	pb.class = fare_bw_classify(pb.bytes_per_sec);
 	fare_pathbw_format(buf, sizeof(buf), &pb);
@@ -515,7 +525,7 @@ int main(void)
 		cmocka_unit_test(test_decode_byte_order),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_non_transitive),
-		cmocka_unit_test(test_as_trans),
+		cmocka_unit_test(test_as4_low_bits),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_class_names),
 		cmocka_unit_test(test_decode_rejects),

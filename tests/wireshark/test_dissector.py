@@ -6,7 +6,7 @@ Lua script, every decoded field compared with the value it must have.
 
 1. Fixed cases: Path Bandwidth transitive 400G from AS 65101, non-transitive
    100G, zero, negative, NaN (quiet and signalling), +inf, -inf, subnormal,
-   FLT_MAX ("max"), AS_TRANS, two Path Bandwidths among other communities
+   FLT_MAX ("max"), AS 23456, two Path Bandwidths among other communities
    in one UPDATE, sub-type 0x31 (decoded only with -o fare.pb_subtype:0x31),
    GroupID 10.255.0.3:2 and its unusable forms, two UPDATEs in one TCP
    segment, an UPDATE split over two segments, UPDATEs without FARE.

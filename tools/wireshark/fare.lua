@@ -23,7 +23,7 @@ Fields (display filters, tshark -e):
   fare.pb                  the 8 octets of a Path Bandwidth community
   fare.pb.transitive       type 0x00 (true) or 0x40 (false)
   fare.pb.subtype          sub-type
-  fare.pb.as               Global Administrator (AS; 23456 = AS_TRANS)
+  fare.pb.as               Global Administrator (the writer's AS modulo 2^16)
   fare.pb.raw              Local Administrator, the float's 32 bits
   fare.pb.bytes_per_sec    the float as sent (single precision)
   fare.pb.bits_per_sec     bandwidth in bits/s as bgpd computes with it:

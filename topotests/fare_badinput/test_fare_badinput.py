@@ -215,7 +215,17 @@ def test_averaged_mode_caps_by_own_link():
     switches r1 to averaged mode."""
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
+    # draft mode gives case 12 the same 10:1: wait until the mode change's
+    # re-evaluation has sent r1's 12 routes to zebra again (counted)
+    c0 = vtysh_json(r1, "show bgp fare json")["counters"]
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare mode averaged\n")
+
+    def sent(c):
+        return c["wcmpRoutes"] + c["ecmpRoutes"]
+
+    got = wait_for(lambda: sent(vtysh_json(r1, "show bgp fare json")["counters"]) >= sent(c0) + 12,
+                   True, count=30)
+    assert got is True, (c0, vtysh_json(r1, "show bgp fare json")["counters"])
     exp = {"prefixes": {_prefix(12): {"wcmp": True, "paths": [
         {"peer": P1, "transitive": {"state": "present", "bytesPerSec": 3.4028234663852886e38},
          "pathBandwidthBytesPerSec": 1000 * GBPS},

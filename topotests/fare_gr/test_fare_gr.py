@@ -440,6 +440,7 @@ def test_gr_restart_stale_paths_keep_weights():
     wait_steady(tgen)
     leaf2, leaf3, spine1 = tgen.gears["leaf2"], tgen.gears["leaf3"], tgen.gears["spine1"]
     STATE["heldDown0"] = vtysh_json(leaf2, "show bgp fare json")["counters"]["heldDown"]
+    STATE["gr0"] = vtysh_json(leaf2, "show bgp fare json")["counters"]["gracefulRestarts"]
 
     sampler = Sampler(tgen)
     STATE["sampler"] = sampler
@@ -548,6 +549,8 @@ def test_gr_reestablished_no_hold_down():
     assert not failures, "\n".join(failures)
     # no hold-down started at leaf2 (the counter counts every one, WP-7)
     assert counters["heldDown"] == STATE["heldDown0"], counters
+    # ... because the session came back through graceful restart (counted)
+    assert counters["gracefulRestarts"] > STATE["gr0"], counters
     assert not held, "spine1's paths held down after a graceful restart: {}".format(
         {k: (v[0], v[-1], len(v)) for k, v in held.items()})
 

@@ -658,7 +658,13 @@ def test_host_role_config_round_trip():
     assert "bgp fare role" not in s1.vtysh_cmd("show running-config")
     assert vtysh_json(s1, "show bgp fare json")["config"]["role"] == "node"
     # and back
+    withheld = vtysh_json(s1, "show bgp fare json")["counters"]["transitWithheld"]
     rc, out = frr_reload(s1, "reload", save("role", body + "\n"))
     assert rc == 0, out
     assert "\n bgp fare role host\n" in s1.vtysh_cmd("show running-config")
+    # the role's re-evaluation ran: s1 withholds the other servers' GPUs
+    # again (SUN-1), which the senders' groups alone would not show
+    got = wait_for(lambda: vtysh_json(s1, "show bgp fare json")["counters"]["transitWithheld"] > withheld,
+                   True, count=30)
+    assert got is True, vtysh_json(s1, "show bgp fare json")["counters"]
     wait_healthy(tgen)

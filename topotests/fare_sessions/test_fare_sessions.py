@@ -33,6 +33,20 @@ value sent as a float back to 6 significant digits: 4.16667e9 for N = 3
 (see received()). The spine's `show` counts N when asked, so its view is
 right even when what it sent is stale: the leaves' values are the check.
 
+Sessions that cannot carry the route do not count in N (WP-2): leaf4's
+session is established, but the spine's outbound `prefix-list DENYALL`
+keeps the prefix from it; the collector (AS 65200) peers with the
+spine's loopback over eBGP multihop, a session with no link of its own.
+Counting either, as FARE 0.2 did, made every value too low (sum / 4 for
+sum / 2). The collector runs FARE too: its view of the path shows the
+received value uncapped, because the session's link bandwidth is unknown
+(FARE-3/4).
+
+                 spine --(to-leaf4, prefix-list DENYALL out)-- leaf4
+                   | to-collector (10.100.6.0/24); BGP between loopbacks
+                 collector  10.255.0.2 (spine lo) <-> 10.255.0.20 (collector lo),
+                            ebgp-multihop 2, static routes over the link
+
 Steps: leaf3's session starts administratively shut (in leaf3's startup
 config), so N = 2; it comes up for the first time (N = 3); leaf3 shuts it
 (N = 2); it re-establishes (N = 3); leaf3's link goes down (N = 2); back
@@ -49,15 +63,19 @@ CWD = os.path.dirname(os.path.realpath(__file__))
 sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import get_topogen
-from fare_common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from lib.topogen import TopoRouter, get_topogen
+from fare_common import DAEMONS_FARE, GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
 
 pytestmark = [pytest.mark.bgpd]
 
 PREFIX = "172.16.0.0/24"
-ROUTERS = {"leaf0": 65100, "spine": 65000, "leaf1": 65101, "leaf2": 65102, "leaf3": 65103}
+ROUTERS = {"leaf0": 65100, "spine": 65000, "leaf1": 65101, "leaf2": 65102, "leaf3": 65103,
+           "leaf4": 65104, "collector": 65200}
 # link k: 10.100.k.0/24, the first router .1, the second .2
-LINKS = [("leaf0", "spine"), ("spine", "leaf1"), ("spine", "leaf2"), ("spine", "leaf3")]
+LINKS = [("leaf0", "spine"), ("spine", "leaf1"), ("spine", "leaf2"), ("spine", "leaf3"),
+         ("spine", "leaf4"), ("spine", "collector")]
+# the multihop session between loopbacks (WP-2: no link of its own)
+LOOPBACK = {"spine": "10.255.0.2", "collector": "10.255.0.20"}
 LEAVES = ["leaf1", "leaf2", "leaf3"]
 SUM = 100 * GBPS  # what leaf0 originates on its 100G link (WP-1)
 
@@ -89,6 +107,12 @@ def config(name):
     peers = [b if a == name else a for a, b in LINKS if name in (a, b)]
     for peer in peers:
         lines += ["interface " + _ifname(peer), " ip address {}/24".format(_addr(name, peer)), "!"]
+    if name in LOOPBACK:
+        other = "collector" if name == "spine" else "spine"
+        lines += ["interface lo", " ip address {}/32".format(LOOPBACK[name]), "!",
+                  "ip route {}/32 {}".format(LOOPBACK[other], _addr(other, name)), "!"]
+    if name == "spine":
+        lines += ["ip prefix-list DENYALL seq 5 deny any", "!"]
     lines += [
         "router bgp {}".format(ROUTERS[name]),
         " bgp router-id 10.255.0.{}".format(list(ROUTERS).index(name) + 1),
@@ -97,7 +121,12 @@ def config(name):
         " timers bgp 3 9",
     ]
     for peer in peers:
-        lines.append(" neighbor {} remote-as {}".format(_addr(peer, name), ROUTERS[peer]))
+        if {name, peer} == set(LOOPBACK):
+            lines += [" neighbor {} remote-as {}".format(LOOPBACK[peer], ROUTERS[peer]),
+                      " neighbor {} ebgp-multihop 2".format(LOOPBACK[peer]),
+                      " neighbor {} update-source lo".format(LOOPBACK[peer])]
+        else:
+            lines.append(" neighbor {} remote-as {}".format(_addr(peer, name), ROUTERS[peer]))
     if name == "leaf3":
         # the session to the spine starts shut: it comes up for the first
         # time in test_session_up_first_time
@@ -105,18 +134,26 @@ def config(name):
     lines += [" address-family ipv4 unicast"]
     if name == "leaf0":
         lines.append("  network " + PREFIX)
+    if name == "spine":
+        lines.append("  neighbor {} prefix-list DENYALL out".format(_addr("leaf4", "spine")))
     lines += [" exit-address-family"]
     lines += [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down 0"]
     if name == "leaf0":
         lines.append(" bgp fare originate")
     for peer in peers:
-        lines.append(" neighbor {} fare link-bandwidth 100G".format(_addr(peer, name)))
+        if {name, peer} != set(LOOPBACK):
+            lines.append(" neighbor {} fare link-bandwidth 100G".format(_addr(peer, name)))
     lines += ["!"]
     return "\n".join(lines) + "\n"
 
 
+def daemons(name):
+    "staticd where the multihop session needs its static routes"
+    return DAEMONS_FARE + ([(TopoRouter.RD_STATIC, None)] if name in LOOPBACK else [])
+
+
 def setup_module(mod):
-    start_fabric(mod, build_topo, config)
+    start_fabric(mod, build_topo, config, daemons)
 
 
 def teardown_module(_mod):
@@ -177,12 +214,27 @@ def _wait_leaf3(tgen, established):
     assert state == established, "spine-leaf3 session: {}".format(_leaf3_state(tgen))
 
 
+def _collector_view(tgen):
+    """The collector's path for PREFIX (from the spine's loopback): its
+    value and what it says of its link (FARE-3/4), or None."""
+    j = vtysh_json(tgen.gears["collector"], "show bgp ipv4 fare {} json".format(PREFIX))
+    p = j.get("prefixes", {}).get(PREFIX)
+    if not p or len(p["paths"]) != 1:
+        return None
+    q = p["paths"][0]
+    return {k: q.get(k) for k in ("peer", "linkBandwidthSource", "cappedByLink", "uncappedReason",
+                                  "pathBandwidthBytesPerSec")}
+
+
 def _expect_n(tgen, n):
     """Every leaf with an established session receives sum / N, the
-    others nothing; the spine shows N and the sum (WP-2)."""
+    others nothing (leaf4: denied by the spine's outbound policy); the
+    collector receives the same sum / N and takes it uncapped; the spine
+    shows N and the sum (WP-2)."""
     up = LEAVES[:n]
     exp = {name: (received(SUM / n) if name in up else None) for name in LEAVES}
-    got = wait_for(lambda: _values(tgen, LEAVES), exp, count=45)
+    exp["leaf4"] = None
+    got = wait_for(lambda: _values(tgen, LEAVES + ["leaf4"]), exp, count=45)
     spine = _spine_view(tgen)
     assert got == exp, (
         "N = {}: leaves received {} (bytes/s), expected {}; in Gb/s: {}\n"
@@ -197,18 +249,31 @@ def _expect_n(tgen, n):
         "transitiveBytesPerSec": SUM / n,
         "received": [SUM],
     }, spine
+    cexp = {"peer": LOOPBACK["spine"], "linkBandwidthSource": "unknown: no interface",
+            "cappedByLink": False,
+            "uncappedReason": "the session has no interface of its own (multihop or loopback): "
+                              "link bandwidth unknown",
+            "pathBandwidthBytesPerSec": received(SUM / n)}
+    got = wait_for(lambda: _collector_view(tgen), cexp, count=20)
+    assert got == cexp, got
 
 
 def test_initial_two_sessions():
-    "WP-1/WP-2: leaf3's session is shut: N = 2, leaf1 and leaf2 receive 100G / 2 = 50G."
+    """WP-1/WP-2: leaf3's session is shut: N = 2, leaf1 and leaf2 receive
+    100G / 2 = 50G; leaf4 (denied outbound) and the collector (multihop)
+    are established and do not count."""
     tgen = tgen_or_skip()
-    for leaf in ("leaf1", "leaf2"):
-        addr = _addr(leaf, "spine")
+    for addr in [_addr(leaf, "spine") for leaf in ("leaf1", "leaf2", "leaf4")] + [LOOPBACK["collector"]]:
         state = wait_for(
             lambda: vtysh_json(tgen.gears["spine"], "show bgp neighbors {} json".format(addr))
             .get(addr, {}).get("bgpState"), "Established", count=90)
-        assert state == "Established", "spine-{}: {}".format(leaf, state)
+        assert state == "Established", "spine-{}: {}".format(addr, state)
     assert _leaf3_state(tgen) != "Established"
+    # the collector has the prefix: the spine sends it there, but it is
+    # not an outgoing interface (WP-2)
+    j = wait_for(lambda: PREFIX in vtysh_json(tgen.gears["collector"], "show bgp ipv4 unicast json")
+                 .get("routes", {}), True, count=30)
+    assert j is True
     _expect_n(tgen, 2)
 
 

@@ -215,20 +215,46 @@ def test_degradation_averaged():
     _degradation_and_restore(tgen_or_skip(), [3, 3, 4, 4], [1, 1, 2, 2])
 
 
+def _leaf2_paths(tgen, *fields):
+    """leaf2's FARE view of the IPv4 prefix: {uplink: (field values)}, with
+    a field "a.b" read as p["a"]["b"]; {} while the prefix is not there."""
+    v = vtysh_json(tgen.gears["leaf2"], "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
+    p = v.get("prefixes", {}).get(PREFIX["ipv4"])
+    if not p:
+        return {}
+
+    def get(path, field):
+        for key in field.split("."):
+            path = path.get(key, {}) if isinstance(path, dict) else None
+        return path / GBPS if isinstance(path, float) else path
+
+    return {q["interface"]: tuple(get(q, f) for f in fields) for q in p["paths"]}
+
+
 def test_draft_mode_on_the_same_fabric():
     """Draft mode, parallel links counted per neighbor router (the default):
     leaf2 weighs spine1 min(100 + 100, 150) = 150 split 75:75 and spine2
     min(200, 200) split 100:100: 3:3:4:4, as averaged mode. Counted per
-    session, min(100, 150) and min(100, 200) on every link: 1:1:1:1."""
+    session, min(100, 150) and min(100, 200) on every link: 1:1:1:1.
+
+    Averaged and draft mode give leaf2 the same weights, so each step
+    first waits for what the change itself produces: draft mode's values
+    from the spines (the sums 150 and 200, where averaged mode sends
+    75 and 100) and its neighbor groups; then the new link bandwidths."""
     tgen = tgen_or_skip()
     _all(tgen, "no bgp fare mode averaged")
+    for name in ROUTERS:
+        mode = wait_for(lambda: vtysh_json(tgen.gears[name], "show bgp fare json").get("config", {}).get("mode"),
+                        "draft")
+        assert mode == "draft", name
+    exp = {"to-spine1-1": (150, 75), "to-spine1-2": (150, 75),
+           "to-spine2-1": (200, 100), "to-spine2-2": (200, 100)}
+    got = wait_for(lambda: _leaf2_paths(tgen, "transitive.bytesPerSec", "pathBandwidthBytesPerSec"), exp)
+    assert got == exp
     _expect(tgen, [3, 3, 4, 4])
-    v = vtysh_json(tgen.gears["leaf2"], "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
-    paths = {p["interface"]: p for p in v["prefixes"][PREFIX["ipv4"]]["paths"]}
-    groups = {i: paths[i]["neighborGroup"] for i in LEAF2_UPLINKS}
+    groups = {i: g for i, (g,) in _leaf2_paths(tgen, "neighborGroup").items()}
     assert groups["to-spine1-1"] == groups["to-spine1-2"] != groups["to-spine2-1"] == groups["to-spine2-2"]
-    assert {i: paths[i]["pathBandwidthBytesPerSec"] / GBPS for i in LEAF2_UPLINKS} == {
-        "to-spine1-1": 75, "to-spine1-2": 75, "to-spine2-1": 100, "to-spine2-2": 100}
+    assert 0 not in groups.values(), groups
     v = vtysh_json(tgen.gears["spine1"], "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
     assert v["mode"] == "draft"
     assert v["prefixes"][PREFIX["ipv4"]]["advertised"]["transitiveBytesPerSec"] == 150 * GBPS
@@ -238,11 +264,16 @@ def test_draft_mode_on_the_same_fabric():
         "show running-config")
     _all(tgen, "no bgp fare parallel-links")
     _expect(tgen, [3, 3, 4, 4])
-    # with 400G downlinks the spines' sums show through: 150:150:200:200
+    # with 400G links between leaf2 and the spines, the spines' sums are
+    # the bottleneck: leaf2 weighs min(800, 150) and min(800, 200), again
+    # 3:3:4:4; wait for leaf2 to see the new links first
     for name, ifs in (("spine1", ["to-leaf2-1", "to-leaf2-2"]), ("spine2", ["to-leaf2-1", "to-leaf2-2"]),
                       ("leaf2", LEAF2_UPLINKS)):
         for ifname in ifs:
             _bandwidth(tgen.gears[name], ifname, 400)
+    exp = {i: (400,) for i in LEAF2_UPLINKS}
+    got = wait_for(lambda: _leaf2_paths(tgen, "linkBandwidthBytesPerSec"), exp, count=30)
+    assert got == exp
     _expect(tgen, [3, 3, 4, 4], count=30)
 
 
