@@ -105,7 +105,17 @@ def kernel_weights(router, prefix, ipv6=False, key="dev"):
     namespace, as {device: weight} (key="gateway": {gateway: weight}).
     Plain (non-group) multipath routes and single nexthops are read too, so
     a test sees what the kernel forwards with whatever way zebra installed
-    it."""
+    it. The route and its group are two reads: when zebra replaced the
+    group in between (its id is gone), both are read again."""
+    for _ in range(5):
+        try:
+            return _kernel_weights_once(router, prefix, ipv6, key)
+        except (ValueError, IndexError):
+            time.sleep(0.2)
+    return _kernel_weights_once(router, prefix, ipv6, key)
+
+
+def _kernel_weights_once(router, prefix, ipv6, key):
     fam = "-6" if ipv6 else "-4"
     routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
     if not routes:
