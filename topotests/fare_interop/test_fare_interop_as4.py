@@ -20,7 +20,11 @@ value.
 import os
 import sys
 
+import pytest
+
 sys.path.append(os.path.dirname(os.path.realpath(__file__)))
+# the tests live in interop_suite: rewrite its asserts as a test module's
+pytest.register_assert_rewrite("interop_suite")
 
 from interop_suite import suite  # pylint: disable=C0413
 
