@@ -141,10 +141,11 @@ struct fare_ingress_state {
 	int rtnl_cmd;	 /* throw routes go out here, errors come back */
 	struct event *t_rtnl_events;
 	struct event *t_rtnl_cmd;
+	struct event *t_rtnl_resync;
 	uint32_t throws;       /* prefixes with a throw in every ingress table */
 	uint32_t main_routes;  /* routes of the main table in the view */
 	uint32_t rtnl_errors;  /* throw routes the kernel refused */
-	uint32_t rtnl_resyncs; /* full dumps after an overrun of the events */
+	uint32_t rtnl_resyncs; /* full dumps (events overrun, link down) */
 };
 
 /* FARE configuration of one BGP instance. */

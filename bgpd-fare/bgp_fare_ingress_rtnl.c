@@ -21,6 +21,7 @@
  */
 #include <zebra.h>
 
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -228,7 +229,10 @@ static bool fare_rtnl_dump(struct fare_instance *fi, bool sweep)
 	return ok;
 }
 
-/* After an overrun of the events (ENOBUFS): the view from a new dump. */
+/* After an overrun of the events (ENOBUFS), or an interface gone down
+ * (the kernel removes its IPv4 routes without a notification): the view
+ * from a new dump.
+ */
 static void fare_rtnl_resync(struct fare_instance *fi)
 {
 	fi->ingress.rtnl_resyncs++;
@@ -236,6 +240,22 @@ static void fare_rtnl_resync(struct fare_instance *fi)
 	if (!fare_rtnl_dump(fi, false))
 		flog_err(EC_LIB_SOCKET, "bgpd_fare: EE-1: dump of the main table failed: %s",
 			 safe_strerror(errno));
+}
+
+static void fare_rtnl_resync_event(struct event *event)
+{
+	fare_rtnl_resync(EVENT_ARG(event));
+}
+
+/* An interface down or deleted: one re-read a second later for all. */
+static void fare_rtnl_link_msg(struct fare_instance *fi, const struct nlmsghdr *h)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
+	    (h->nlmsg_type == RTM_NEWLINK && (ifi->ifi_flags & IFF_UP)))
+		return;
+	event_add_timer(bm->master, fare_rtnl_resync_event, fi, 1, &fi->ingress.t_rtnl_resync);
 }
 
 static void fare_rtnl_events_read(struct event *event)
@@ -260,6 +280,8 @@ static void fare_rtnl_events_read(struct event *event)
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
 			if (h->nlmsg_type == RTM_NEWROUTE || h->nlmsg_type == RTM_DELROUTE)
 				fare_rtnl_route_msg(fi, h, false);
+			else if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
+				fare_rtnl_link_msg(fi, h);
 	}
 	event_add_read(bm->master, fare_rtnl_events_read, fi, fi->ingress.rtnl_events,
 		       &fi->ingress.t_rtnl_events);
@@ -377,9 +399,29 @@ void fare_rtnl_flush(struct fare_instance *fi)
  */
 bool fare_rtnl_open(struct fare_instance *fi)
 {
+	/* only links and the main table's routes reach the socket: not the
+	 * ingress tables' copies and throws (n times the routes); the type
+	 * is loaded in network order
+	 */
+	struct sock_filter main_only[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, offsetof(struct nlmsghdr, nlmsg_type)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htons(RTM_NEWLINK), 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htons(RTM_DELLINK), 3, 0),
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, NLMSG_HDRLEN + offsetof(struct rtmsg, rtm_table)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RT_TABLE_MAIN, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+	};
+	struct sock_fprog prog = { .len = array_size(main_only), .filter = main_only };
+
 	if (fi->ingress.rtnl_events >= 0)
 		return true;
-	fi->ingress.rtnl_events = fare_rtnl_socket(RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE);
+	fi->ingress.rtnl_events = fare_rtnl_socket(RTMGRP_LINK | RTMGRP_IPV4_ROUTE |
+						   RTMGRP_IPV6_ROUTE);
+	if (fi->ingress.rtnl_events >= 0 && setsockopt(fi->ingress.rtnl_events, SOL_SOCKET,
+						       SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
+		zlog_warn("bgpd_fare: EE-1: no filter on the route events (%s): all tables read",
+			  safe_strerror(errno));
 	fi->ingress.rtnl_cmd = fare_rtnl_socket(0);
 	if (fi->ingress.rtnl_events < 0 || fi->ingress.rtnl_cmd < 0 || !fare_rtnl_dump(fi, true)) {
 		flog_err(EC_LIB_SOCKET,
@@ -401,6 +443,7 @@ void fare_rtnl_close(struct fare_instance *fi)
 	fare_rtnl_send(fi);
 	event_cancel(&fi->ingress.t_rtnl_events);
 	event_cancel(&fi->ingress.t_rtnl_cmd);
+	event_cancel(&fi->ingress.t_rtnl_resync);
 	if (fi->ingress.rtnl_events >= 0)
 		close(fi->ingress.rtnl_events);
 	if (fi->ingress.rtnl_cmd >= 0)

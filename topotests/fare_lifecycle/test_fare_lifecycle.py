@@ -180,14 +180,16 @@ def fare_working(r1):
             and "ECMP group EG:10.255.0.2:7: local sub-group 1" in
             r1.vtysh_cmd("show bgp ipv4 fare {}".format(PREFIX))
             and "throw 10.0.12.0/24 proto 238 metric 1" in table
-            and "{} via 10.0.12.2 dev r1-eth0".format(PREFIX) in table)
+            and re.search(r"^172\.16\.2\.0/24 .*via 10\.0\.12\.2 dev r1-eth0 proto bgp", table,
+                          re.M) is not None)
 
 
 def exercise(r1):
     """Sessions up, routes through, then a clear so that each neighbor
     comes back into its hold-down (WP-7): every kind of state exists."""
     assert wait_for(lambda: fare_working(r1), True, count=60), r1.vtysh_cmd(
-        "show bgp ipv4 fare {}".format(PREFIX))
+        "show bgp ipv4 fare {}".format(PREFIX)) + r1.run(
+        "ip rule; ip route show table 1000000") + r1.vtysh_cmd("show bgp fare ecmp-ingress")
     r1.vtysh_cmd("clear bgp *")
     assert wait_for(lambda: established(r1, "10.0.12.2"), True, count=60)
     assert wait_for(lambda: fare_working(r1), True, count=60)
@@ -299,7 +301,8 @@ def test_reload_without_fare_and_back():
     reload(r1, "with-1", saved)
     assert fare_lines(running(r1)) == fare_lines(saved), running(r1)
     assert wait_for(lambda: fare_working(r1), True, count=60), r1.vtysh_cmd(
-        "show bgp ipv4 fare {}".format(PREFIX))
+        "show bgp ipv4 fare {}".format(PREFIX)) + r1.run(
+        "ip rule; ip route show table 1000000") + r1.vtysh_cmd("show bgp fare ecmp-ingress")
     logger.info("FARE memory, reloaded with FARE: %s", fare_memory(r1))
 
     reload(r1, "without-2", without)
