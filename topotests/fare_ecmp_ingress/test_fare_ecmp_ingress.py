@@ -78,6 +78,10 @@ Checks:
      aggregate) leave by the uplink of the aggregate's copy in table
      1000000. Static 10.98.0.0/24 removed: it is BGP's in the main table,
      copied, no throw (prefixes 6, throws 9); re-added: the state above.
+     to-h14 down: 172.16.14.0/24 leaves the main table and its throw the
+     ingress tables, which mirror the main table as it then is (the
+     static via h14 stays in the kernel, so does its throw); up: the
+     state above.
   1. Kernel programming: the JSON above exactly; leaf1's IPv4 and IPv6
      rules at priority 250 / towards tables >= 1000000 are exactly the 4
      `iif to-h1k lookup 100000(k-1)`; the routes of 172.16.2.0/24 and
@@ -666,7 +670,7 @@ def test_main_table_answers():
         got_tables, exp)
 
     # zebra's choice changes: without the static, BGP_STATIC is BGP's in the
-    # main table and copied (no throw); with the static again, the throw
+    # main table and copied (no throw); with it again, the throw
     def expected_bgp_static():
         tables, n_throws, n_copied = expected_main_state(leaf1)
         devs = copy_devs(leaf1, BGP_STATIC) or {}
@@ -674,22 +678,38 @@ def test_main_table_answers():
             tables[4][t][BGP_STATIC] = devs.get(t)
         return tables, n_throws, n_copied + 1
 
-    try:
-        leaf1.vtysh_cmd("configure terminal\nno ip route {} 172.16.14.10".format(BGP_STATIC))
-        got = exp_bgp = None
+    def wait_mirror(what, expected, done):
+        got = want = None
         for _ in range(30):
-            exp_bgp = expected_bgp_static()
+            want = expected()
             got = main_state(leaf1)
-            if got == exp_bgp and BGP_STATIC not in main_non_bgp(leaf1, 4):
+            if got == want and done():
                 break
             time.sleep(1)
-        assert got == exp_bgp and BGP_STATIC not in main_non_bgp(leaf1, 4), (
-            "static removed: got {}, expected {}".format(got, exp_bgp))
+        assert got == want and done(), "{}: got {}, expected {}; main table {}".format(
+            what, got, want, leaf1.run("ip route show table main"))
+        return want
+
+    try:
+        leaf1.vtysh_cmd("configure terminal\nno ip route {} 172.16.14.10".format(BGP_STATIC))
+        exp_bgp = wait_mirror("static removed", expected_bgp_static,
+                              lambda: BGP_STATIC not in main_non_bgp(leaf1, 4))
         assert all(exp_bgp[0][4][t][BGP_STATIC] for t in exp_bgp[0][4]), exp_bgp
     finally:
         leaf1.vtysh_cmd("configure terminal\nip route {} 172.16.14.10".format(BGP_STATIC))
     got = wait_for(lambda: main_state(leaf1), exp, count=30)
     assert got == exp, "static again: got {}, expected {}".format(got, exp)
+
+    # an interface down: its connected subnet leaves the main table (and its
+    # throw the ingress tables), whatever else zebra and the kernel keep
+    try:
+        leaf1.run("ip link set to-h14 down")
+        wait_mirror("to-h14 down", lambda: expected_main_state(leaf1),
+                    lambda: "172.16.14.0/24" not in main_non_bgp(leaf1, 4))
+    finally:
+        leaf1.run("ip link set to-h14 up")
+    got = wait_for(lambda: main_state(leaf1), exp, count=30)
+    assert got == exp, "to-h14 up: got {}, expected {}".format(got, exp)
 
 def test_elephant_flows():
     "EE-1: one 2000-packet flow per host: host k's flow on member k's uplink; all 4 at once: one flow per uplink."
