@@ -121,19 +121,45 @@ struct fare_ecmp_state {
  */
 #define FARE_INGRESS_TABLE_BASE 1000000
 
+/* EE-1: the routes the kernel's main table holds for one prefix, as the
+ * module's rtnetlink view of it (bgp_fare_ingress_rtnl.c) knows them.
+ */
+struct fare_ingress_main_route {
+	uint32_t metric;
+	uint32_t oif;
+	uint8_t tos;
+	uint8_t protocol;
+};
+
 PREDECL_HASH(fare_ingress_prefixes);
+PREDECL_DLIST(fare_ingress_pending);
 struct fare_ingress_prefix {
 	struct fare_ingress_prefixes_item item;
+	struct fare_ingress_pending_item pending_item;
 	struct prefix p;
-	bool pending;	/* to be synced */
-	bool installed; /* in the ingress tables */
+	bool pending;	      /* in the pending list, to be synced */
+	bool installed;	      /* BGP copy in the ingress tables */
+	bool throw_installed; /* throw route in the ingress tables */
+	uint8_t n_main;	      /* routes of the main table for p */
+	struct fare_ingress_main_route *main;
 };
 
 struct fare_ingress_state {
 	struct list *ifs; /* struct fare_ingress_if, (group, name) order */
 	struct fare_ingress_prefixes_head prefixes;
+	struct fare_ingress_pending_head pending;
 	bool rules_installed;
 	struct event *t_sync;
+	/* the main table's view (rtnetlink) and the throw routes */
+	int rtnl_events; /* subscribed to the route groups, -1 when closed */
+	int rtnl_cmd;	 /* throw routes go out here, errors come back */
+	struct event *t_rtnl_events;
+	struct event *t_rtnl_cmd;
+	struct event *t_rtnl_resync;
+	uint32_t throws;       /* prefixes with a throw in every ingress table */
+	uint32_t main_routes;  /* routes of the main table in the view */
+	uint32_t rtnl_errors;  /* throw routes the kernel refused */
+	uint32_t rtnl_resyncs; /* full dumps (events overrun, link down) */
 };
 
 /* FARE configuration of one BGP instance. */
@@ -286,5 +312,19 @@ extern void fare_ingress_resync(struct fare_instance *fi);
 extern void fare_ingress_if_set(struct fare_instance *fi, const char *ifname, uint32_t group);
 extern void fare_ingress_config_write(struct vty *vty, struct fare_instance *fi);
 extern void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *json);
+extern void fare_ingress_mark(struct fare_instance *fi, struct fare_ingress_prefix *e);
+extern void fare_ingress_main_forget(struct fare_instance *fi, bool mark);
+extern struct fare_ingress_prefix *fare_ingress_prefix_get(struct fare_instance *fi,
+							   const struct prefix *p);
+
+/* EE-1: the main table's view and the throw routes (bgp_fare_ingress_rtnl.c) */
+#define FARE_INGRESS_RTPROT 238 /* rtm_protocol of the module's throw routes */
+extern bool fare_rtnl_open(struct fare_instance *fi);
+extern void fare_rtnl_close(struct fare_instance *fi);
+extern void fare_rtnl_throw(struct fare_instance *fi, bool add, const struct prefix *p,
+			    const uint32_t *tables, size_t n_tables);
+extern void fare_rtnl_flush(struct fare_instance *fi);
+extern bool fare_rtnl_main_is_bgp(const struct fare_ingress_prefix *e);
+extern void fare_rtnl_main_clear(struct fare_instance *fi, struct fare_ingress_prefix *e);
 
 #endif /* _BGP_FARE_H */

@@ -13,6 +13,13 @@
  * So the n ingress ports of a group leave by n distinct members when the
  * weights are equal, and by the weights otherwise. Kept current from the
  * routes bgpd sends to zebra and from every selection of a destination.
+ *
+ * An ingress table never captures traffic it does not own: a BGP prefix
+ * is copied only while the main table's route for it is zebra's BGP route,
+ * and every other prefix of the main table gets a throw route in each
+ * ingress table, so the lookup from a grouped port gives the main table's
+ * answer wherever its best match is not the copied BGP route
+ * (bgp_fare_ingress_rtnl.c keeps the view of the main table).
  */
 #include <zebra.h>
 
@@ -59,6 +66,7 @@ static uint32_t fare_ingress_prefix_hash(const struct fare_ingress_prefix *e)
 
 DECLARE_HASH(fare_ingress_prefixes, struct fare_ingress_prefix, item, fare_ingress_prefix_cmp,
 	     fare_ingress_prefix_hash);
+DECLARE_DLIST(fare_ingress_pending, struct fare_ingress_prefix, pending_item);
 
 static void fare_ingress_if_free(void *arg)
 {
@@ -73,6 +81,8 @@ void fare_ingress_init(struct fare_instance *fi)
 	fi->ingress.ifs = list_new();
 	fi->ingress.ifs->del = fare_ingress_if_free;
 	fare_ingress_prefixes_init(&fi->ingress.prefixes);
+	fare_ingress_pending_init(&fi->ingress.pending);
+	fi->ingress.rtnl_events = fi->ingress.rtnl_cmd = -1;
 }
 
 bool fare_ingress_enabled(const struct fare_instance *fi)
@@ -211,7 +221,8 @@ static void fare_ingress_withdraw(struct fare_instance *fi, const struct prefix 
 }
 
 /* EE-1: the route of one prefix in every ingress table; false when it has
- * none (withdrawn, local, or no next hop to give).
+ * none (withdrawn, local, or a port without a next hop to give: then the
+ * whole prefix is left to the main table, by a throw route).
  */
 static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest)
 {
@@ -222,9 +233,10 @@ static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest
 	struct bgp_path_info *best = fare_dest_selected(dest), *pi;
 	struct fare_ingress_if *ing;
 	struct listnode *node;
-	uint32_t last_group = 0, index = 0, n_ports;
+	uint32_t last_group, index, n_ports;
 	struct zapi_nexthop nh;
 	size_t n = 0;
+	int pass;
 
 	if (!best || fare_route_is_local(fi->bgp, best))
 		return false;
@@ -232,69 +244,115 @@ static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest
 		paths[n++] = pi;
 	fare_installed_weights(fi, dest, best, weights, n);
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing)) {
-		if (ing->group != last_group) {
-			n_ports = fare_ingress_group_size(fi, ing->group);
-			if (n_ports > array_size(member_of_port))
-				n_ports = array_size(member_of_port);
-			fare_ecmp_port_members(weights, n, n_ports, member_of_port);
-			index = 0;
+	/* pass 0: every port has a next hop; pass 1: the routes */
+	for (pass = 0; pass < 2; pass++) {
+		last_group = index = 0;
+		for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing)) {
+			if (ing->group != last_group) {
+				n_ports = fare_ingress_group_size(fi, ing->group);
+				if (n_ports > array_size(member_of_port))
+					n_ports = array_size(member_of_port);
+				fare_ecmp_port_members(weights, n, n_ports, member_of_port);
+				index = 0;
+			}
+			index++;
+			last_group = ing->group;
+			if (index > array_size(member_of_port) || member_of_port[index - 1] < 0 ||
+			    !fare_ingress_nexthop(paths[member_of_port[index - 1]],
+						  family2afi(p->family), &nh))
+				return false;
+			if (pass)
+				fare_ingress_route(true, fare_ingress_table(ing->group, index), p,
+						   &nh);
 		}
-		index++;
-		last_group = ing->group;
-		if (index > array_size(member_of_port) || member_of_port[index - 1] < 0 ||
-		    !fare_ingress_nexthop(paths[member_of_port[index - 1]], family2afi(p->family),
-					  &nh))
-			fare_ingress_route(false, fare_ingress_table(ing->group, index), p, NULL);
-		else
-			fare_ingress_route(true, fare_ingress_table(ing->group, index), p, &nh);
 	}
 	return true;
 }
 
+/* The tables of the layout, in interface order (n = listcount(ifs)). */
+static uint32_t *fare_ingress_tables(const struct fare_instance *fi, size_t *n)
+{
+	uint32_t *tables = XCALLOC(MTYPE_FARE_INGRESS,
+				   sizeof(*tables) * (listcount(fi->ingress.ifs) + 1));
+	struct fare_ingress_if *ing;
+	struct listnode *node;
+	uint32_t last_group = 0, index = 0;
+
+	*n = 0;
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing))
+		tables[(*n)++] = fare_ingress_table(ing->group,
+						    fare_ingress_index(ing, &last_group, &index));
+	return tables;
+}
+
+static void fare_ingress_throw(struct fare_instance *fi, struct fare_ingress_prefix *e, bool add,
+			       const uint32_t *tables, size_t n)
+{
+	if (e->throw_installed == add)
+		return;
+	fare_rtnl_throw(fi, add, &e->p, tables, n);
+	e->throw_installed = add;
+	if (add)
+		fi->ingress.throws++;
+	else
+		fi->ingress.throws--;
+}
+
+static void fare_ingress_prefix_free(struct fare_instance *fi, struct fare_ingress_prefix *e)
+{
+	if (e->pending)
+		fare_ingress_pending_del(&fi->ingress.pending, e);
+	fare_ingress_prefixes_del(&fi->ingress.prefixes, e);
+	fare_rtnl_main_clear(fi, e);
+	XFREE(MTYPE_FARE_INGRESS, e);
+}
+
+/* The pending prefixes, each to one of two states in every ingress
+ * table (EE-1): the copy of the main table's own BGP route for it (the
+ * route zebra installed there is BGP's: fare_rtnl_main_is_bgp()), or a
+ * throw route when the main table has a route for it that is not copied
+ * (connected, kernel, static, IGP, another protocol preferred by zebra,
+ * a local BGP route); nothing when the main table has none. So the
+ * longest match in an ingress table is the main table's longest match,
+ * and where that is not the copied BGP route, the throw hands the lookup
+ * to the main table.
+ */
 static void fare_ingress_sync(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
 	struct fare_ingress_prefix *e;
+	size_t n_tables;
+	uint32_t *tables = fare_ingress_tables(fi, &n_tables);
 
-	frr_each_safe (fare_ingress_prefixes, &fi->ingress.prefixes, e) {
+	while ((e = fare_ingress_pending_pop(&fi->ingress.pending))) {
 		struct bgp_table *table;
 		struct bgp_dest *dest = NULL;
-		bool installed = false;
+		bool copy = false;
 
-		if (!e->pending)
-			continue;
 		e->pending = false;
 		table = fi->bgp->rib[family2afi(e->p.family)][SAFI_UNICAST];
-		if (table)
+		if (table && fi->ingress.rtnl_events >= 0 && fare_rtnl_main_is_bgp(e))
 			dest = bgp_node_lookup(table, &e->p);
 		if (dest) {
-			installed = fare_ingress_install(fi, dest);
+			copy = fare_ingress_install(fi, dest);
 			bgp_dest_unlock_node(dest);
 		}
-		if (!installed) {
-			if (e->installed)
-				fare_ingress_withdraw(fi, &e->p);
-			fare_ingress_prefixes_del(&fi->ingress.prefixes, e);
-			XFREE(MTYPE_FARE_INGRESS, e);
-			continue;
-		}
-		e->installed = true;
+		/* the throw first: it wins over a copy (metric 1 < 20) */
+		fare_ingress_throw(fi, e, e->n_main && !copy, tables, n_tables);
+		if (!copy && e->installed)
+			fare_ingress_withdraw(fi, &e->p);
+		e->installed = copy;
+		if (!e->installed && !e->throw_installed && !e->n_main)
+			fare_ingress_prefix_free(fi, e);
 	}
+	fare_rtnl_flush(fi);
+	XFREE(MTYPE_FARE_INGRESS, tables);
 }
 
-/* A prefix's routes or weights may have changed: its ingress routes
- * follow in one deferred pass.
- */
-void fare_ingress_note(struct fare_instance *fi, const struct bgp_dest *dest)
+struct fare_ingress_prefix *fare_ingress_prefix_get(struct fare_instance *fi, const struct prefix *p)
 {
 	struct fare_ingress_prefix key = {}, *e;
-	const struct prefix *p = bgp_dest_get_prefix(dest);
-	struct bgp_table *table = bgp_dest_table((struct bgp_dest *)dest);
 
-	if (!fare_ingress_enabled(fi) || table->safi != SAFI_UNICAST ||
-	    (p->family != AF_INET && p->family != AF_INET6))
-		return;
 	prefix_copy(&key.p, p);
 	e = fare_ingress_prefixes_find(&fi->ingress.prefixes, &key);
 	if (!e) {
@@ -302,21 +360,65 @@ void fare_ingress_note(struct fare_instance *fi, const struct bgp_dest *dest)
 		prefix_copy(&e->p, p);
 		fare_ingress_prefixes_add(&fi->ingress.prefixes, e);
 	}
-	e->pending = true;
-	event_add_event(bm->master, fare_ingress_sync, fi, 0, &fi->ingress.t_sync);
+	return e;
 }
 
-/* Before a change of the groups: everything of the old layout goes. */
-void fare_ingress_flush(struct fare_instance *fi)
+/* Every prefix's routes of the main table forgotten (and each prefix
+ * synced again when mark).
+ */
+void fare_ingress_main_forget(struct fare_instance *fi, bool mark)
 {
 	struct fare_ingress_prefix *e;
 
+	frr_each (fare_ingress_prefixes, &fi->ingress.prefixes, e) {
+		fare_rtnl_main_clear(fi, e);
+		if (mark)
+			fare_ingress_mark(fi, e);
+	}
+}
+
+/* e is synced in the next deferred pass (one pass for many changes). */
+void fare_ingress_mark(struct fare_instance *fi, struct fare_ingress_prefix *e)
+{
+	if (!e->pending) {
+		e->pending = true;
+		fare_ingress_pending_add_tail(&fi->ingress.pending, e);
+	}
+	event_add_event(bm->master, fare_ingress_sync, fi, 0, &fi->ingress.t_sync);
+}
+
+/* A prefix's routes or weights may have changed: its ingress routes
+ * follow in one deferred pass.
+ */
+void fare_ingress_note(struct fare_instance *fi, const struct bgp_dest *dest)
+{
+	const struct prefix *p = bgp_dest_get_prefix(dest);
+	struct bgp_table *table = bgp_dest_table((struct bgp_dest *)dest);
+
+	if (!fare_ingress_enabled(fi) || table->safi != SAFI_UNICAST ||
+	    (p->family != AF_INET && p->family != AF_INET6))
+		return;
+	fare_ingress_mark(fi, fare_ingress_prefix_get(fi, p));
+}
+
+/* Before a change of the groups: everything of the old layout goes
+ * (copies, throws, rules and the main table's view).
+ */
+void fare_ingress_flush(struct fare_instance *fi)
+{
+	struct fare_ingress_prefix *e;
+	size_t n_tables;
+	uint32_t *tables = fare_ingress_tables(fi, &n_tables);
+
 	event_cancel(&fi->ingress.t_sync);
-	while ((e = fare_ingress_prefixes_pop(&fi->ingress.prefixes))) {
+	frr_each_safe (fare_ingress_prefixes, &fi->ingress.prefixes, e) {
 		if (e->installed)
 			fare_ingress_withdraw(fi, &e->p);
-		XFREE(MTYPE_FARE_INGRESS, e);
+		fare_ingress_throw(fi, e, false, tables, n_tables);
+		fare_ingress_prefix_free(fi, e);
 	}
+	XFREE(MTYPE_FARE_INGRESS, tables);
+	fare_rtnl_close(fi);
 	if (fi->ingress.rules_installed)
 		fare_ingress_rules(fi, false);
 }
@@ -329,6 +431,7 @@ void fare_ingress_resync(struct fare_instance *fi)
 	if (!fare_ingress_enabled(fi))
 		return;
 	fare_ingress_rules(fi, true);
+	fare_rtnl_open(fi); /* the main table's view: every prefix of it pending */
 	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
 		struct bgp_table *table = fi->bgp->rib[afi][SAFI_UNICAST];
 		struct bgp_dest *dest;
@@ -343,6 +446,7 @@ void fare_ingress_fini(struct fare_instance *fi)
 {
 	fare_ingress_flush(fi);
 	fare_ingress_prefixes_fini(&fi->ingress.prefixes);
+	fare_ingress_pending_fini(&fi->ingress.pending);
 	list_delete(&fi->ingress.ifs);
 }
 
@@ -407,6 +511,10 @@ void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *j
 			"Ingress-interface grouping, %s: %s, %u prefixes in the ingress tables\n",
 			fi->bgp->name_pretty, fare_ingress_enabled(fi) ? "active" : "inactive",
 			installed);
+		vty_out(vty,
+			"  main table: %s, %u routes; %u throw routes per table (to the main table), %u refused\n",
+			fi->ingress.rtnl_events >= 0 ? "followed" : "not followed",
+			fi->ingress.main_routes, fi->ingress.throws, fi->ingress.rtnl_errors);
 	}
 	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing)) {
 		if (ing->group != last_group) {
@@ -438,5 +546,10 @@ void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *j
 	if (json) {
 		json_object_object_add(json, "groups", jgroups);
 		json_object_int_add(json, "prefixes", installed);
+		json_object_int_add(json, "throws", fi->ingress.throws);
+		json_object_boolean_add(json, "mainTableFollowed", fi->ingress.rtnl_events >= 0);
+		json_object_int_add(json, "mainTableRoutes", fi->ingress.main_routes);
+		json_object_int_add(json, "throwErrors", fi->ingress.rtnl_errors);
+		json_object_int_add(json, "mainTableResyncs", fi->ingress.rtnl_resyncs);
 	}
 }

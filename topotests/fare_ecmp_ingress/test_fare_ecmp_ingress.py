@@ -52,14 +52,40 @@ Expected (interface):
     via member 1..4 (to-s* in bgpd's order, read from the fare JSON).
   - `show bgp fare ecmp-ingress json` = {"tableBase": 1000000, "groups":
     [{"group": 1, "interfaces": [{"interface": "to-h11", "index": 1,
-    "table": 1000000}, ...]}], "prefixes": 2} (2 = the two prefixes
-    above; 0 without groups).
+    "table": 1000000}, ...]}], "prefixes": 5} (5 = the two prefixes
+    above, the two default routes and the aggregate; 0 without groups).
+
+The main table (EE-1: an ingress table never takes traffic the main
+table sends elsewhere): every spine sends leaf1 a default route (IPv4
+and IPv6, default-originate) and the aggregate 10.99.0.0/16 (component
+suppressed), and 10.98.0.0/24; leaf1 has static routes 192.0.2.0/24 via
+h13 and 10.98.0.0/24 via h14 (zebra prefers the static over BGP), a
+kernel route 10.99.5.0/24 (inside the aggregate) via h12, and IPv6 on
+to-h11/to-h12 (2001:db8:11::/64, 2001:db8:12::/64). h12, h13, h14 own
+10.99.5.1, 192.0.2.1, 10.98.0.1 on lo.
 
 Checks:
+  0. Main table (test_main_table_answers): tables 1000000..3 hold exactly
+     the copies of default, 10.99.0.0/16 and 172.16.2.0/24 (IPv6: default
+     and 2001:db8:2::/64), each via the member of port k, and a throw route
+     for every destination of leaf1's main table whose route is not
+     protocol bgp: IPv4 the 4 host subnets, 192.0.2.0/24, 10.98.0.0/24,
+     10.99.5.0/24; IPv6 2001:db8:11::/64, 2001:db8:12::/64, fe80::/64;
+     JSON "throws" 10 and "prefixes" 5. h11 (port to-h11) pings h12
+     (IPv4 and IPv6), 192.0.2.1, 10.98.0.1 and 10.99.5.1, 50 each: 50
+     replies, leaf1's tx on the host port the main table names in [50,
+     50+STRAY], every uplink <= STRAY; 50 pings to 10.99.7.1 (only the
+     aggregate) leave by the uplink of the aggregate's copy in table
+     1000000. Static 10.98.0.0/24 removed: it is BGP's in the main table,
+     copied, no throw (prefixes 6, throws 9); re-added: the state above.
+     to-h14 down: 172.16.14.0/24 leaves the main table and its throw the
+     ingress tables, which mirror the main table as it then is (the
+     static via h14 stays in the kernel, so does its throw); up: the
+     state above.
   1. Kernel programming: the JSON above exactly; leaf1's IPv4 and IPv6
      rules at priority 250 / towards tables >= 1000000 are exactly the 4
-     `iif to-h1k lookup 100000(k-1)`; the routes in every table >= 1000000
-     are exactly 172.16.2.0/24 and 2001:db8:2::/64 via member k, weight 1;
+     `iif to-h1k lookup 100000(k-1)`; the routes of 172.16.2.0/24 and
+     2001:db8:2::/64 in every table >= 1000000 are via member k, weight 1;
      running-config has the 4 lines once each.
   2. Elephant flows (EE-1): each host sends ONE UDP flow of 2000 packets
      (dport 4791, RoCEv2) to h2: host k's flow leaves leaf1 by member k's
@@ -107,7 +133,8 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import SENDER, kernel_weights, report, start_fabric, tgen_or_skip, tx_packets, vtysh_json, wait_for
+from lib.topogen import TopoRouter
+from fare_common import DAEMONS_FARE, SENDER, kernel_weights, report, start_fabric, tgen_or_skip, tx_packets, vtysh_json, wait_for
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -142,11 +169,41 @@ def group_line(group, ifname):
 
 START_LINES = [" " + group_line(1, i) for i in CONFIG_ORDER]
 
+# EE-1 and the main table (test_main_table_answers): every spine sends
+# leaf1 a default route (IPv4 and IPv6), the aggregate AGG (component
+# 10.99.9.0/24 suppressed) and BGP_STATIC; leaf1 has static routes (staticd)
+# to STATIC_ONLY via h13 and to BGP_STATIC via h14 (zebra prefers the
+# static: distance 1 < 20), and a kernel route MORE_SPECIFIC (inside AGG)
+# via h12; h12..h14 own an address in them (on lo).
+AGG = "10.99.0.0/16"
+BGP_STATIC = "10.98.0.0/24"
+STATIC_ONLY = "192.0.2.0/24"
+MORE_SPECIFIC = "10.99.5.0/24"
+IN_AGG_ONLY = "10.99.7.1"  # only AGG (a copy) matches it
+LOOPBACKS = {"h12": "10.99.5.1", "h13": "192.0.2.1", "h14": "10.98.0.1"}
+V6_HOSTS = ("h11", "h12")  # 2001:db8:1k::10/64 behind to-h1k
+SPINE_EXTRA = [
+    " no bgp network import-check",
+    " address-family ipv4 unicast",
+    "  network {}".format(BGP_STATIC),
+    "  network 10.99.9.0/24",
+    "  aggregate-address {} summary-only".format(AGG),
+    "  neighbor to-l1 default-originate",
+    " exit-address-family",
+    " address-family ipv6 unicast",
+    "  neighbor to-l1 default-originate",
+    " exit-address-family",
+]
+# what leaf1's ingress tables copy with the startup layout
+COPIED4 = ["0.0.0.0/0", AGG, "172.16.2.0/24"]
+COPIED6 = ["::/0", "2001:db8:2::/64"]
+
 # spine j's router ID 10.255.1.(5-j) (Clos3 gives 10.255.1.j): bgpd's member
 # order need not be the uplinks' name order
 FABRIC = Clos3(leaves=2, spines=4, default_gbps=800, hosts=(2,),
                extra_leaf_config={1: START_LINES},
-               extra_spine_config={j: [" bgp router-id 10.255.1.{}".format(5 - j)] for j in range(1, 5)})
+               extra_spine_config={j: [" bgp router-id 10.255.1.{}".format(5 - j)] + SPINE_EXTRA
+                                   for j in range(1, 5)})
 
 RESULTS = {}
 
@@ -162,17 +219,32 @@ def build_topo(tgen):
 def config_of(name):
     conf = FABRIC.config(name)
     if name == "leaf1":
-        blocks = "".join("interface {}\n ip address 172.16.{}.1/24\n!\n".format(p, HOST_NET[h])
-                         for h, p in zip(HOSTS, PORTS))
+        blocks = "".join("interface {}\n ip address 172.16.{}.1/24\n{}!\n".format(
+            p, HOST_NET[h],
+            " ipv6 address 2001:db8:{}::1/64\n".format(HOST_NET[h]) if h in V6_HOSTS else "")
+            for h, p in zip(HOSTS, PORTS))
+        blocks += "ip route {} 172.16.13.10\nip route {} 172.16.14.10\n!\n".format(
+            STATIC_ONLY, BGP_STATIC)
         head = "hostname leaf1\n!\n"
         assert head in conf
         conf = conf.replace(head, head + blocks, 1)
     return conf
 
 
+def daemons_of(name):
+    return DAEMONS_FARE + [(TopoRouter.RD_STATIC, None)] if name == "leaf1" else DAEMONS_FARE
+
+
 def setup_module(mod):
-    tgen = start_fabric(mod, build_topo, config_of)
+    tgen = start_fabric(mod, build_topo, config_of, daemons_of)
     leaf1 = tgen.gears["leaf1"]
+    for h in V6_HOSTS:
+        n = HOST_NET[h]
+        tgen.gears[h].run("ip -6 addr add 2001:db8:{}::10/64 dev eth0 nodad; "
+                          "ip -6 route add default via 2001:db8:{}::1".format(n, n))
+    for h, addr in LOOPBACKS.items():
+        tgen.gears[h].run("ip addr add {}/32 dev lo".format(addr))
+    leaf1.run("ip route add {} via 172.16.12.10".format(MORE_SPECIFIC))
     leaf1.run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
     leaf1.run("sysctl -w net.ipv6.fib_multipath_hash_policy=1")
     # a fixed hash seed and fixed source ports (HASH_SEED): the hash runs
@@ -232,7 +304,8 @@ def expected_state(layout, mem):
                 tables[fam][t] = {prefix: {m_ifs[chosen[k - 1]]: 1}}
         rules += [(RULE_PRIO, "all", i, table_of(g, k), ()) for k, i in enumerate(ifs, 1)]
     return {
-        "json": {"tableBase": TABLE_BASE, "groups": groups, "prefixes": 2 if layout else 0},
+        "json": {"tableBase": TABLE_BASE, "groups": groups,
+                 "prefixes": len(COPIED4) + len(COPIED6) if layout else 0},
         "rules4": sorted(rules),
         "rules6": sorted(rules),
         "tables4": tables["4"],
@@ -290,13 +363,17 @@ def ingress_rules(leaf, fam):
     return sorted(out)
 
 
-def ingress_tables(leaf, fam):
-    """{table: {dst: {dev: weight}}} of every route in a table >= 1000000."""
+def ingress_tables(leaf, fam, only=(P4, P6)):
+    """{table: {dst: {dev: weight}}} of every route in a table >= 1000000
+    (of the destinations `only`, when given; throw routes: {"throw": 1})."""
     nhs = {n.get("id"): n for n in _json_run(leaf, "ip -j nexthop show")}
     tables = {}
     for r in _json_run(leaf, "ip -j -{} route show table all".format(fam)):
         t = _table_id(r.get("table"))
-        if t is None or t < TABLE_BASE:
+        if t is None or t < TABLE_BASE or (only and r.get("dst") not in only):
+            continue
+        if r.get("type") == "throw":
+            tables.setdefault(t, {})[r.get("dst")] = {"throw": 1}
             continue
         devs = {}
         if "nhid" in r:
@@ -466,11 +543,173 @@ def test_kernel_programming():
             text = leaf1.run("ip -{} rule show".format(fam))
             assert "iif {} lookup {}".format(p, TABLE_BASE + k) in text, (fam, text)
         text = leaf1.run("ip route show table {}".format(TABLE_BASE + k))
-        assert text.startswith(P4 + " ") and len(text.strip().splitlines()) == 1, text
+        assert len([l for l in text.splitlines() if l.startswith(P4 + " ")]) == 1, text
     assert exp["tables4"][TABLE_BASE + 3] == {P4: {mem["4"][0][3]: 1}}
     got = ingress_lines(leaf1)
     assert sorted(got) == sorted(START_LINES), "running-config: {}".format(got)
 
+
+# -- EE-1 and the main table --------------------------------------------------
+
+
+def main_non_bgp(leaf, fam):
+    "Destinations of leaf1's main table whose routes are not BGP's (zebra's protocol bgp)."
+    return sorted({r.get("dst") for r in _json_run(leaf, "ip -j -{} route show table main".format(fam))
+                   if r.get("protocol") != "bgp"})
+
+
+def copy_devs(leaf, prefix, ipv6=False, ports=len(PORTS)):
+    "{table: {dev: 1}} the copy of `prefix` must have in each of the startup tables."
+    ifs, w, _ = members(leaf, prefix, ipv6)
+    if not ifs:
+        return None
+    return {TABLE_BASE + k: {ifs[m]: 1} for k, m in enumerate(apportion(w, ports))}
+
+
+def main_state(leaf):
+    """What the startup ingress tables hold beyond the members: per family
+    {table: {dst: devs or {"throw": 1}}}, and the throws in the JSON."""
+    got = {}
+    for fam in (4, 6):
+        got[fam] = ingress_tables(leaf, fam, only=None)
+    j = ingress_json(leaf)
+    return got, j.get("throws"), j.get("prefixes")
+
+
+def expected_main_state(leaf):
+    exp = {}
+    for fam, copied in ((4, COPIED4), (6, COPIED6)):
+        throws = main_non_bgp(leaf, fam)
+        tables = {TABLE_BASE + k: {t: {"throw": 1} for t in throws} for k in range(len(PORTS))}
+        for prefix in copied:
+            devs = copy_devs(leaf, prefix, fam == 6)
+            dst = "default" if prefix in ("0.0.0.0/0", "::/0") else prefix
+            for t in tables:
+                tables[t][dst] = (devs or {}).get(t)
+        exp[fam] = tables
+    n_throws = len(main_non_bgp(leaf, 4)) + len(main_non_bgp(leaf, 6))
+    return exp, n_throws, len(COPIED4) + len(COPIED6)
+
+
+def ping(host, dst, count=50):
+    "Replies `host` received of `count` pings to dst."
+    out = host.run("ping -q -c {} -i 0.01 -W 1 {} 2>&1".format(count, dst))
+    for part in out.replace(",", "\n").splitlines():
+        if part.strip().endswith("received"):
+            return int(part.split()[0])
+    return 0
+
+
+HOST_PORTS = dict(zip(HOSTS, PORTS))
+
+
+def pings_arrive(tgen, src, dst, port, count=50):
+    """`src` pings dst `count` times: (replies, leaf1's tx delta on `port`
+    and on each uplink)."""
+    leaf1 = tgen.gears["leaf1"]
+    ifs = UPLINKS + [port] if port not in UPLINKS else list(UPLINKS)
+    tgen.gears[src].run("ping -c 1 -W 1 {}".format(dst))  # neighbours resolved first
+    before = tx_packets(leaf1, ifs)
+    replies = ping(tgen.gears[src], dst, count)
+    time.sleep(0.2)
+    after = tx_packets(leaf1, ifs)
+    return replies, {i: after[i] - before[i] for i in ifs}
+
+
+def test_main_table_answers():
+    """EE-1: a grouped port's lookup gives the main table's answer wherever
+    its best match is not the copied BGP route: connected host subnets, a
+    static route, a static preferred over a BGP prefix, a kernel route
+    inside a BGP aggregate, IPv6 connected; with a BGP default route and
+    the aggregate copied into the ingress tables."""
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    # the default routes, the aggregate and zebra's static over BGP_STATIC
+    for prefix, v6 in (("0.0.0.0/0", False), ("::/0", True), (AGG, False)):
+        got = wait_for(lambda: sorted(kernel_weights(leaf1, prefix, v6)), sorted(UPLINKS), count=60)
+        assert got == sorted(UPLINKS), "{} on leaf1: next hops {}".format(prefix, got)
+    # zebra's static: protocol 196 (named "static" where iproute2 knows it)
+    got = wait_for(lambda: [{"196": "static"}.get(r.get("protocol"), r.get("protocol")) for r in
+                            _json_run(leaf1, "ip -j route show {}".format(BGP_STATIC))],
+                   ["static"], count=30)
+    assert got == ["static"], "{}: main table protocol {}".format(BGP_STATIC, got)
+    assert main_non_bgp(leaf1, 4) == sorted(["172.16.11.0/24", "172.16.12.0/24", "172.16.13.0/24",
+                                             "172.16.14.0/24", STATIC_ONLY, BGP_STATIC,
+                                             MORE_SPECIFIC]), main_non_bgp(leaf1, 4)
+    assert main_non_bgp(leaf1, 6) == sorted(["2001:db8:11::/64", "2001:db8:12::/64", "fe80::/64"]), (
+        main_non_bgp(leaf1, 6))
+
+    exp = expected_main_state(leaf1)
+    got_tables = wait_for(lambda: main_state(leaf1), exp, count=30)
+    text = leaf1.run("ip route show table {}".format(TABLE_BASE))
+    report("fare_ecmp_ingress: table {} with the main table's throws:\n  {}".format(
+        TABLE_BASE, "\n  ".join(text.strip().splitlines())))
+
+    # real packets from h11 (port to-h11, group 1) to where the main table sends them
+    prime(tgen)
+    agg_dev = next(iter(exp[0][4][TABLE_BASE][AGG]))
+    cases = [
+        ("h12 (connected)", "172.16.12.10", "to-h12", 50),
+        ("h13 (static {})".format(STATIC_ONLY), LOOPBACKS["h13"], "to-h13", 50),
+        ("h14 (static over BGP {})".format(BGP_STATIC), LOOPBACKS["h14"], "to-h14", 50),
+        ("h12 (kernel {} in aggregate {})".format(MORE_SPECIFIC, AGG), LOOPBACKS["h12"], "to-h12", 50),
+        ("h12 (IPv6 connected)", "2001:db8:12::10", "to-h12", 50),
+        ("aggregate only (copy, EE-1)", IN_AGG_ONLY, agg_dev, 0),
+    ]
+    lines, bad = [], []
+    for what, dst, port, want_replies in cases:
+        replies, delta = pings_arrive(tgen, "h11", dst, port)
+        lines.append("  h11 -> {} {}: {} of 50 replies, leaf1 tx {}".format(dst, what, replies, delta))
+        others = {u: d for u, d in delta.items() if u != port}
+        if replies != want_replies or not 50 <= delta[port] <= 50 + STRAY or \
+                any(d > STRAY for d in others.values()):
+            bad.append(lines[-1])
+    report("fare_ecmp_ingress: packets from grouped port to-h11:\n" + "\n".join(lines))
+    assert not bad, "packets not where the main table sends them:\n" + "\n".join(bad)
+    assert got_tables == exp, "ingress tables and the main table: got {}, expected {}".format(
+        got_tables, exp)
+
+    # zebra's choice changes: without the static, BGP_STATIC is BGP's in the
+    # main table and copied (no throw); with it again, the throw
+    def expected_bgp_static():
+        tables, n_throws, n_copied = expected_main_state(leaf1)
+        devs = copy_devs(leaf1, BGP_STATIC) or {}
+        for t in tables[4]:
+            tables[4][t][BGP_STATIC] = devs.get(t)
+        return tables, n_throws, n_copied + 1
+
+    def wait_mirror(what, expected, done):
+        got = want = None
+        for _ in range(30):
+            want = expected()
+            got = main_state(leaf1)
+            if got == want and done():
+                break
+            time.sleep(1)
+        assert got == want and done(), "{}: got {}, expected {}; main table {}".format(
+            what, got, want, leaf1.run("ip route show table main"))
+        return want
+
+    try:
+        leaf1.vtysh_cmd("configure terminal\nno ip route {} 172.16.14.10".format(BGP_STATIC))
+        exp_bgp = wait_mirror("static removed", expected_bgp_static,
+                              lambda: BGP_STATIC not in main_non_bgp(leaf1, 4))
+        assert all(exp_bgp[0][4][t][BGP_STATIC] for t in exp_bgp[0][4]), exp_bgp
+    finally:
+        leaf1.vtysh_cmd("configure terminal\nip route {} 172.16.14.10".format(BGP_STATIC))
+    got = wait_for(lambda: main_state(leaf1), exp, count=30)
+    assert got == exp, "static again: got {}, expected {}".format(got, exp)
+
+    # an interface down: its connected subnet leaves the main table (and its
+    # throw the ingress tables), whatever else zebra and the kernel keep
+    try:
+        leaf1.run("ip link set to-h14 down")
+        wait_mirror("to-h14 down", lambda: expected_main_state(leaf1),
+                    lambda: "172.16.14.0/24" not in main_non_bgp(leaf1, 4))
+    finally:
+        leaf1.run("ip link set to-h14 up")
+    got = wait_for(lambda: main_state(leaf1), exp, count=30)
+    assert got == exp, "to-h14 up: got {}, expected {}".format(got, exp)
 
 def test_elephant_flows():
     "EE-1: one 2000-packet flow per host: host k's flow on member k's uplink; all 4 at once: one flow per uplink."

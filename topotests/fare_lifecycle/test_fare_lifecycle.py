@@ -9,8 +9,11 @@ of the module allocated in bgpd.
 
 r1 uses every kind of state the module keeps: per-instance settings, a
 multihoming prefix-list, neighbor and peer-group settings, Enhanced ECMP
-(GroupID, sub-groups, a pinned remote group), per-peer views, per-prefix
-results, and a hold-down (sessions cleared and re-established, WP-7).
+(GroupID, sub-groups, a pinned remote group), ingress-interface grouping
+(EE-1: r1-eth0 in group 1, kernel table 1000000 with r2's route and the
+throw route of the connected subnet 10.0.12.0/24, proto 238, from the
+module's view of the main table), per-peer views, per-prefix results,
+and a hold-down (sessions cleared and re-established, WP-7).
 FRR counts every allocation per memory type (`show memory bgpd`), and the
 module's types are in the group "bgpd FARE".
 
@@ -27,8 +30,9 @@ sessions in it is not covered.
    allocations; the VRF instance's FARE configuration is shown.
 2. Reload: FRR's frr-reload.py loads r1's running configuration without
    any FARE line (both instances), then with them, then without again.
-   Without, nothing of FARE is left in the running configuration or in
-   what the module shows; the second time without, every memory type of
+   Without, nothing of FARE is left in the running configuration, in
+   what the module shows or in the kernel (no rule towards a table
+   >= 1000000, no route in one, no route of proto 238); the second time without, every memory type of
    the module counts exactly what it counted the first time. With, FARE
    works again.
 3. Unconfigure: `no router bgp 65001 vrf blue` frees that instance's state;
@@ -98,6 +102,7 @@ R1_BGP = """router bgp 65001
  bgp fare ecmp-group-map 10.255.0.2 7 subgroup 1
  neighbor FAB fare link-bandwidth 100G
  neighbor 10.0.12.2 fare super-spine
+ bgp fare ecmp-ingress-group 1 interface r1-eth0
 exit
 router bgp 65001 vrf blue
  bgp router-id 10.255.1.1
@@ -167,17 +172,24 @@ def established(router, peer):
 
 
 def fare_working(r1):
-    "The session up and r2's route on its ECMP sub-group (EE-4)."
+    """The session up, r2's route on its ECMP sub-group (EE-4), and r1-eth0's
+    ingress table (EE-1) with r2's route and the throw of the connected
+    subnet."""
+    table = r1.run("ip -4 route show table 1000000")
     return (established(r1, "10.0.12.2")
             and "ECMP group EG:10.255.0.2:7: local sub-group 1" in
-            r1.vtysh_cmd("show bgp ipv4 fare {}".format(PREFIX)))
+            r1.vtysh_cmd("show bgp ipv4 fare {}".format(PREFIX))
+            and "throw 10.0.12.0/24 proto 238 metric 1" in table
+            and re.search(r"^172\.16\.2\.0/24 .*via 10\.0\.12\.2 dev r1-eth0 proto bgp", table,
+                          re.M) is not None)
 
 
 def exercise(r1):
     """Sessions up, routes through, then a clear so that each neighbor
     comes back into its hold-down (WP-7): every kind of state exists."""
     assert wait_for(lambda: fare_working(r1), True, count=60), r1.vtysh_cmd(
-        "show bgp ipv4 fare {}".format(PREFIX))
+        "show bgp ipv4 fare {}".format(PREFIX)) + r1.run(
+        "ip rule; ip route show table 1000000") + r1.vtysh_cmd("show bgp fare ecmp-ingress")
     held0 = vtysh_json(r1, "show bgp fare json")["counters"]["heldDown"]
     r1.vtysh_cmd("clear bgp *")
     # heldDown is bgpd-wide and never reset: it grows when the cleared
@@ -218,13 +230,26 @@ def left_of_fare(r1):
                 eg.get("remoteGroups") or eg.get("groupIdSubType") not in (None, 71):
             left.append("{}: show bgp fare ecmp-groups: {}".format(where, eg))
         ing = show_fare(r1, vrf, "fare ecmp-ingress")
-        if ing.get("active") or ing.get("groups") or ing.get("prefixes"):
+        if ing.get("active") or ing.get("groups") or ing.get("prefixes") or ing.get("throws") \
+                or ing.get("mainTableFollowed") or ing.get("mainTableRoutes"):
             left.append("{}: show bgp fare ecmp-ingress: {}".format(where, ing))
         for afi in ("ipv4", "ipv6"):
             pfx = show_fare(r1, vrf, "{afi} fare", afi=afi)
             if pfx.get("enabled"):
                 left.append("{}: show bgp {} fare: enabled".format(where, afi))
+    left += ["kernel: " + line for line in ingress_kernel(r1)]
     return left
+
+
+def ingress_kernel(r1):
+    """EE-1 in r1's kernel: policy rules towards tables >= 1000000 and every
+    route in those tables (the copies and the throw routes, proto 238)."""
+    out = []
+    for fam in (4, 6):
+        out += [l for l in r1.run("ip -{} rule show".format(fam)).splitlines() if "lookup 100" in l]
+        out += [l for l in r1.run("ip -{} route show table all".format(fam)).splitlines()
+                if re.search(r"table 10\d{5}\b", l) or "proto 238" in l]
+    return out
 
 
 
@@ -281,7 +306,8 @@ def test_reload_without_fare_and_back():
     reload(r1, "with-1", saved)
     assert fare_lines(running(r1)) == fare_lines(saved), running(r1)
     assert wait_for(lambda: fare_working(r1), True, count=60), r1.vtysh_cmd(
-        "show bgp ipv4 fare {}".format(PREFIX))
+        "show bgp ipv4 fare {}".format(PREFIX)) + r1.run(
+        "ip rule; ip route show table 1000000") + r1.vtysh_cmd("show bgp fare ecmp-ingress")
     logger.info("FARE memory, reloaded with FARE: %s", fare_memory(r1))
 
     reload(r1, "without-2", without)
