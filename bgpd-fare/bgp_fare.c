@@ -49,6 +49,7 @@ DEFINE_MTYPE_STATIC(FARE, FARE_PEER_VIEW, "FARE neighbor state");
 DEFINE_MTYPE_STATIC(FARE, FARE_RESULT_CACHE, "FARE per-prefix results");
 
 struct fare_counters fare_counters;
+uint32_t fare_zebra_weight_max;
 unsigned long fare_debug;
 
 static struct list *fare_instances; /* struct fare_instance */
@@ -785,7 +786,7 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		.mode = fi->mode,
 		.role = fi->role,
 		.lower_transitive = fi->lower_transitive,
-		.limits = { .max_weight = fi->max_weight, .max_members = fi->max_members },
+		.limits = { .max_weight = fare_max_weight(fi), .max_members = fi->max_members },
 	};
 	struct bgp_path_info *pi;
 	size_t j;
@@ -1869,6 +1870,22 @@ static int fare_bgp_delete(struct bgp *bgp)
 	return 0;
 }
 
+/* zebra's capabilities: the nexthop weight width in force (WP-3) */
+static int fare_zebra_capabilities(const struct zclient_capabilities *cap)
+{
+	struct fare_instance *fi;
+	struct listnode *node;
+
+	if (cap->nexthop_weight_max == fare_zebra_weight_max)
+		return 0;
+	zlog_info("FARE: zebra installs nexthop weights up to %u as they are (was %u)",
+		  cap->nexthop_weight_max, fare_zebra_weight_max);
+	fare_zebra_weight_max = cap->nexthop_weight_max;
+	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi))
+		fare_instance_refresh_later(fi, "zebra nexthop weight width changed");
+	return 0;
+}
+
 static int fare_late_init(struct event_loop *tm)
 {
 	fare_vty_init();
@@ -1900,6 +1917,7 @@ static int bgp_fare_module_init(void)
 
 	hook_register(bgp_ecommunity_unknown_str, fare_ecommunity_str);
 	hook_register(bgp_zebra_nexthop_weights, fare_zebra_nexthop_weights);
+	hook_register(bgp_zebra_capabilities, fare_zebra_capabilities);
 	hook_register(bgp_route_announce_attr, fare_announce_attr);
 	hook_register(bgp_route_announce_withhold, fare_host_announce_withhold);
 	hook_register(bgp_updgrp_peer_class, fare_updgrp_peer_class);

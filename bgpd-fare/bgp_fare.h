@@ -28,7 +28,8 @@ DECLARE_MGROUP(FARE);
 /* Largest weight of a next hop by default: what zebra passes to any
  * kernel unscaled (8-bit nexthop weights; zebra's scale value is 254).
  * Up to 65535 with "bgp fare wcmp max-weight" where zebra and the kernel
- * take 16-bit weights (Linux 6.12 and later, patch 0009).
+ * take 16-bit weights (Linux 6.12 and later, patch 0009); never above
+ * what zebra says it installs as it is (fare_max_weight()).
  */
 #define FARE_MAX_WEIGHT		 254
 #define FARE_MAX_MEMBERS_DEFAULT 512
@@ -213,6 +214,22 @@ struct fare_counters {
 };
 
 extern struct fare_counters fare_counters;
+
+/* Largest nexthop weight zebra installs as it is, from its capabilities
+ * (patch 0015): 255 (8 bits) or 65535 (16 bits); 0 until zebra says.
+ */
+extern uint32_t fare_zebra_weight_max;
+
+/* WP-3: the largest weight of a member in force: "bgp fare wcmp
+ * max-weight", within what zebra installs as it is, so that the data
+ * plane holds the weights FARE computed.
+ */
+static inline uint32_t fare_max_weight(const struct fare_instance *fi)
+{
+	if (fare_zebra_weight_max && fare_zebra_weight_max < fi->max_weight)
+		return fare_zebra_weight_max;
+	return fi->max_weight;
+}
 extern unsigned long fare_debug;
 
 #define FARE_DEBUG (fare_debug != 0)

@@ -395,7 +395,7 @@ void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best, struc
 	static double bw[MULTIPATH_NUM];
 	static uint32_t weights[MULTIPATH_NUM];
 	struct fare_ecmp_selection *sel = &fp->ee;
-	struct fare_wcmp_limits lim = { .max_weight = fi->max_weight,
+	struct fare_wcmp_limits lim = { .max_weight = fare_max_weight(fi),
 					.max_members = fi->max_members };
 	struct bgp_path_info *pi;
 	bool any = false;

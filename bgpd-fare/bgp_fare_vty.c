@@ -568,6 +568,32 @@ static void fare_bw_json(json_object *json, const char *key, double bytes)
 	json_object_string_add(json, key2, buf);
 }
 
+/* The nexthop weight width zebra has in force (WP-3, patch 0015) */
+static const char *fare_weight_width_str(void)
+{
+	if (!fare_zebra_weight_max)
+		return "unknown";
+	return fare_zebra_weight_max > UINT8_MAX ? "16-bit" : "8-bit";
+}
+
+static void fare_weight_width_json(json_object *json, const struct fare_instance *fi)
+{
+	json_object *jw = json_object_new_object();
+
+	json_object_string_add(jw, "width", fare_weight_width_str());
+	json_object_int_add(jw, "zebraMaxWeight", fare_zebra_weight_max);
+	json_object_int_add(jw, "maxWeightInForce", fi ? fare_max_weight(fi) : FARE_MAX_WEIGHT);
+	json_object_object_add(json, "nexthopWeights", jw);
+}
+
+static void fare_weight_width_show(struct vty *vty, const struct fare_instance *fi)
+{
+	vty_out(vty, "  Nexthop weights: %s", fare_weight_width_str());
+	if (fare_zebra_weight_max)
+		vty_out(vty, " (zebra installs up to %u as they are)", fare_zebra_weight_max);
+	vty_out(vty, ", largest weight in force %u\n", fi ? fare_max_weight(fi) : FARE_MAX_WEIGHT);
+}
+
 DEFPY(show_bgp_fare, show_bgp_fare_cmd,
       "show bgp [vrf NAME$vrf_name] fare [json$uj]",
       SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR JSON_STR)
@@ -612,6 +638,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcfg, "wcmpMaxMembers",
 				    fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 		json_object_int_add(jcfg, "wcmpMaxWeight", fi ? fi->max_weight : FARE_MAX_WEIGHT);
+		fare_weight_width_json(json, fi);
 		for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
 			json_object *jp = json_object_new_object();
 
@@ -674,6 +701,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 	vty_out(vty, "  WCMP limits: weight 1..%u, at most %u members\n",
 		fi ? fi->max_weight : FARE_MAX_WEIGHT,
 		fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
+	fare_weight_width_show(vty, fi);
 	if (fi && fi->lower_transitive)
 		vty_out(vty, "  Super-spine paths: lower transitive value\n");
 	for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node, mh))

@@ -42,28 +42,34 @@ never answers for r1 itself). A tap has no carrier until a process
 attaches to it: tap_holder.py holds it open and sleeps.
 
 `ethtool -s` on the tap changes its speed but sends no netlink message.
-zebra re-reads an interface's speed when an RTM_NEWLINK arrives for it
-while it is operative: netlink_link_change() -> if_up(ifp, false), which
-sends ZEBRA_INTERFACE_UP to the clients (still with the old speed) and
-schedules if_zebra_speed_update() at 0 s; that reads kernel_get_speed()
-(ETHTOOL_GSET), logs "if_zebra_speed_update: r1-lag old speed: X new
-speed: Y" and, when it changed, sends ZEBRA_INTERFACE_ADD with the new
-speed (bgpd: lib's if_real hook). The RTM_NEWLINK used here is the one
-the kernel's netdev_state_change() sends for an up device whose flags did
-not change, as for any change of its attributes (a bonding driver's own
-message when a member goes is driver- and mode-specific): it is caused
-with `ip link set dev r1-lag alias ...`, the alias describing the LAG's
-state. Flapping the tap's carrier instead would be a link failure
-(session down, zebra if_down/if_up), not a speed change.
+zebra reads an interface's speed again on every RTM_NEWLINK for it
+(patch 0017, issue 20 item 10): if_zebra_speed_reread() reads
+kernel_get_speed() (ETHTOOL_GSET), logs "if_zebra_speed_reread: r1-lag
+old speed: X new speed: Y" and, when it changed, sends
+ZEBRA_INTERFACE_ADD with the new speed (bgpd: lib's if_real hook). The
+RTM_NEWLINK used here is the one the kernel's netdev_state_change() sends
+for an up device whose flags did not change, as for any change of its
+attributes: it is caused with `ip link set dev r1-lag alias ...`, the
+alias describing the LAG's state. Flapping the tap's carrier instead
+would be a link failure (session down, zebra if_down/if_up), not a speed
+change.
 
-zebra has one speed-read timer per interface (zif->speed_update) and
-event_add_timer() does nothing while it is pending, so the 0 s re-read
-asked for by an RTM_NEWLINK is lost while an earlier one waits: the
-initial read 15 s after zebra learns an interface (if_zebra_new_hook()),
-and the re-read 5 s after every change (SPEED_UPDATE_SLEEP_TIME); the
-pending read then picks the new speed up when it fires. The test waits
-for no if_zebra_speed_update timer in zebra's `show event timers` before
-each change, so that what it times is bgpd, not that zebra timer.
+What this proves, and what it does not: zebra re-reads the speed on a
+link message that is neither an up nor a down, at once, also while its
+speed timer is pending (the second change below comes within 5 s of the
+first) and for an interface that is not operative (r1-spare, a tap
+without carrier: before patch 0017 zebra read its speed only at creation
+and when it came up). It does not prove that a bond sends a link message
+when it loses a member: this kernel has no bonding. Linux's bonding
+driver notifies a member's state change (RTM_NEWLINK for the member, whose
+link message also makes zebra re-read its bond's speed) and the bond's
+own changes; which messages a given mode sends is not tested here.
+
+Before patch 0017, zebra re-read the speed only through
+if_up() -> a 0 s if_zebra_speed_update() timer, which event_add_timer()
+drops while an earlier read is pending (15 s after zebra learns an
+interface, 5 s after each change), and never for an interface that is
+not operative.
 
 Expected values on r1 for 172.16.4.0/24 (draft mode, bytes per second):
 r4 originates the largest float (FARE-2); r2 and r3 each weigh it by
@@ -104,6 +110,7 @@ PREFIX = "172.16.4.0/24"
 R3_PREFIX = "172.16.3.0/24"
 LAG = "r1-lag"  # r1's tap towards r2
 WIRE = "r1-eth0"  # the veth under it
+SPARE = "r1-spare"  # a tap with no carrier (no BGP session)
 VIA_R2, VIA_R3 = "10.0.12.2", "10.0.13.3"
 ASN = {"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004}
 # {router: [(interface, address/len, (neighbor, remote as) or None)]}
@@ -166,6 +173,10 @@ def config_of(name):
 def _setup_lag(r1):
     "r1-lag: a tap held open, speed 10000, wired to the veth r1-eth0 by tc mirred."
     global holder_proc
+    # r1-spare: up, no carrier (nobody attached): never operative
+    r1.cmd_raises("ip tuntap add dev {} mode tap".format(SPARE))
+    r1.cmd_raises("ethtool -s {} speed 10000 duplex full".format(SPARE))
+    r1.cmd_raises("ip link set dev {} up".format(SPARE))
     r1.cmd_raises("ip tuntap add dev {} mode tap".format(LAG))
     r1.cmd_raises("ethtool -s {} speed 10000 duplex full".format(LAG))
     r1.cmd_raises("ip link set dev {} address $(cat /sys/class/net/{}/address)".format(WIRE, LAG))
@@ -209,20 +220,27 @@ def _zebra_speed_timer_idle(r1):
     return "if_zebra_speed_update" not in r1.vtysh_cmd("show event timers", daemon="zebra")
 
 
-def _set_lag_speed(r1, mbps):
+def _set_lag_speed(r1, mbps, dev=LAG):
     """The LAG's line rate becomes `mbps` (a member lost or back): the
     kernel speed changes, then the kernel sends RTM_NEWLINK for the device
     with its flags unchanged (netdev_state_change() via the alias).
     Returns the time of the change."""
-    idle = wait_for(lambda: _zebra_speed_timer_idle(r1), True, count=40, wait=0.5)
-    assert idle, "zebra's speed-read timer still pending"
-    r1.cmd_raises("ethtool -s {} speed {} duplex full".format(LAG, mbps))
-    r1.cmd_raises("ip link set dev {} alias 'LAG: {} Mb/s'".format(LAG, mbps))
+    r1.cmd_raises("ethtool -s {} speed {} duplex full".format(dev, mbps))
+    r1.cmd_raises("ip link set dev {} alias 'LAG: {} Mb/s'".format(dev, mbps))
     return time.time()
 
 
-def _zebra_speed(r1):
-    return vtysh_json(r1, "show interface {} json".format(LAG)).get(LAG, {}).get("speed")
+def _zebra_speed(r1, dev=LAG):
+    return vtysh_json(r1, "show interface {} json".format(dev)).get(dev, {}).get("speed")
+
+
+def _zebra_reads_at_once(r1, mbps, t0, dev=LAG):
+    "zebra has the new speed within 1.5 s of the link message (patch 0017)."
+    got = wait_for(lambda: _zebra_speed(r1, dev), mbps, count=6, wait=0.25)
+    elapsed = time.time() - t0
+    assert got == mbps, "zebra speed of {} {} after {:.1f} s, kernel {}".format(
+        dev, got, elapsed, mbps)
+    assert elapsed < 1.5, "zebra read {} Mb/s after {:.1f} s".format(mbps, elapsed)
 
 
 def _kernel_speed(r1):
@@ -279,8 +297,9 @@ def _decrease(r1, mbps, lag_bw, kernel_exp):
     once. Returns the refreshes (re-evaluated, walked) it caused."""
     before = len(_refreshes(r1, "link bandwidth changed"))
     t0 = _set_lag_speed(r1, mbps)
-    # zebra read the new speed from the kernel (not config)
-    assert wait_for(lambda: _zebra_speed(r1), mbps, count=20, wait=0.5) == mbps, _state(r1)
+    # zebra read the new speed from the kernel (not config), on the link
+    # message itself
+    _zebra_reads_at_once(r1, mbps, t0)
     got = wait_for(lambda: _kernel(r1), kernel_exp, count=2 * HOLD_DOWN, wait=0.5)
     elapsed = time.time() - t0
     assert got == kernel_exp, "kernel weights after {} Mb/s: {}".format(mbps, _state(r1))
@@ -333,7 +352,8 @@ def test_speed_decrease_5000_applies_at_once():
     r1 = tgen.gears["r1"]
     STATE["refreshes_5000"] = _decrease(r1, 5000, 5 * GBPS, {LAG: 1, "r1-eth1": 2})
     log = open(os.path.join(tgen.logdir, "r1", "zebra.log")).read()
-    assert "if_zebra_speed_update: {} old speed: 10000 new speed: 5000".format(LAG) in log
+    # if_zebra_speed_reread() (patch 0017; if_zebra_speed_update() before)
+    assert "{} old speed: 10000 new speed: 5000".format(LAG) in log
 
 
 def test_speed_change_refreshes_only_routes_through_it():
@@ -348,10 +368,24 @@ def test_speed_change_refreshes_only_routes_through_it():
 
 
 def test_speed_decrease_2500_applies_at_once():
-    "FARE-3, WP-7: r1-lag 5000 -> 2500 Mb/s: via r2 3.125e8 B/s, kernel 1:4, at once."
+    """FARE-3, WP-7: r1-lag 5000 -> 2500 Mb/s: via r2 3.125e8 B/s, kernel
+    1:4, at once. It comes within 5 s of the previous change: before
+    patch 0017 zebra read it only when its 5 s speed timer fired."""
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     assert _decrease(r1, 2500, 2.5 * GBPS, {LAG: 1, "r1-eth1": 4}) == [(1, 2)]
+
+
+def test_speed_read_on_link_message_when_not_operative():
+    """r1-spare (no carrier, not operative) 10000 -> 1000 Mb/s: zebra reads
+    it on the link message; before patch 0017 only when it came up."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    assert "NO-CARRIER" in r1.run("ip link show {}".format(SPARE))
+    assert _zebra_speed(r1, SPARE) == 10000
+    assert wait_for(lambda: _zebra_speed_timer_idle(r1), True, count=40, wait=0.5)
+    t0 = _set_lag_speed(r1, 1000, dev=SPARE)
+    _zebra_reads_at_once(r1, 1000, t0, dev=SPARE)
 
 
 def test_speed_increase_waits_for_hold_down():
@@ -364,7 +398,7 @@ def test_speed_increase_waits_for_hold_down():
     held_before = _held_down(r1)
 
     t0 = _set_lag_speed(r1, 10000)
-    assert wait_for(lambda: _zebra_speed(r1), 10000, count=20, wait=0.5) == 10000, _state(r1)
+    _zebra_reads_at_once(r1, 10000, t0)
     # bgpd has seen the increase and holds the old value
     exp = _expected_paths(2.5 * GBPS, held=True, lag_w=1, eth1_w=4)
     got = wait_for(lambda: _paths(r1), exp, count=6, wait=0.5)
