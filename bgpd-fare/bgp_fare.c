@@ -1668,7 +1668,10 @@ static int fare_peer_group_delete(struct peer_group *group)
 	return 0;
 }
 
-/* FARE-6: a prefix-list used by "bgp fare multihoming" changed */
+/* FARE-6: a prefix-list used by "bgp fare multihoming" changed; EE-3:
+ * one used by "bgp fare ecmp-group-id N prefix-list X": the originated
+ * routes are tagged, and announced, anew.
+ */
 static int fare_prefix_list_update(struct prefix_list *plist)
 {
 	const char *name = plist ? prefix_list_name(plist) : NULL;
@@ -1679,6 +1682,10 @@ static int fare_prefix_list_update(struct prefix_list *plist)
 	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
 		if (!fi->enabled)
 			continue;
+		if (fare_ecmp_egress_uses_plist(fi, name)) {
+			fare_instance_refresh_later(fi, "ECMP GroupID prefix-list changed");
+			continue;
+		}
 		for (ALL_LIST_ELEMENTS_RO(fi->multihoming, mnode, mh))
 			if (!name || strmatch(mh->plist, name)) {
 				fare_instance_refresh_later(fi, "multihoming prefix-list changed");
