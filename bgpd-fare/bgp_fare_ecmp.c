@@ -387,8 +387,7 @@ static uint32_t fare_ecmp_peer_lookup(const struct fare_ecmp_peer_sg *table, siz
  */
 static bool fare_ecmp_peer_is_uplink(struct fare_instance *fi, struct peer *peer)
 {
-	return !peer_dynamic_neighbor(peer) &&
-	       !CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER) &&
+	return !peer_dynamic_neighbor(peer) && !CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER) &&
 	       !fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY);
 }
 
@@ -508,8 +507,8 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 	if (had_layout) {
 		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
 			uint32_t before = fare_ecmp_peer_lookup(old_sg, n_old_sg, peer);
-			uint32_t after = fare_ecmp_peer_lookup(fi->ecmp.peer_sg,
-							       fi->ecmp.n_peer_sg, peer);
+			uint32_t after = fare_ecmp_peer_lookup(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg,
+							       peer);
 
 			if (before == after)
 				continue;

@@ -57,7 +57,7 @@ static void test_ifname_order(void **state)
 {
 	const char *names[] = { "swp10", "swp2", "swp12", "swp1", "swp11", "swp3",
 				"swp9",	 "swp4", "swp8",  "swp5", "swp7",  "swp6" };
-	const char *expected[] = { "swp1", "swp2", "swp3",  "swp4",  "swp5",  "swp6",
+	const char *expected[] = { "swp1", "swp2", "swp3", "swp4",  "swp5",  "swp6",
 				   "swp7", "swp8", "swp9", "swp10", "swp11", "swp12" };
 	const char *pairs[][2] = {
 		/* a strictly before b */
@@ -538,13 +538,13 @@ static void test_ports_quota(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_uniform), cmocka_unit_test(test_layout_explicit),
-		cmocka_unit_test(test_ifname_order),
-		cmocka_unit_test(test_map_basic),      cmocka_unit_test(test_map_no_subgroups),
-		cmocka_unit_test(test_map_random),     cmocka_unit_test(test_map_deterministic),
-		cmocka_unit_test(test_map_explicit),   cmocka_unit_test(test_map_dormant),
-		cmocka_unit_test(test_map_resize),     cmocka_unit_test(test_map_large),
-		cmocka_unit_test(test_ports_exact),    cmocka_unit_test(test_ports_quota),
+		cmocka_unit_test(test_layout_uniform),	  cmocka_unit_test(test_layout_explicit),
+		cmocka_unit_test(test_ifname_order),	  cmocka_unit_test(test_map_basic),
+		cmocka_unit_test(test_map_no_subgroups),  cmocka_unit_test(test_map_random),
+		cmocka_unit_test(test_map_deterministic), cmocka_unit_test(test_map_explicit),
+		cmocka_unit_test(test_map_dormant),	  cmocka_unit_test(test_map_resize),
+		cmocka_unit_test(test_map_large),	  cmocka_unit_test(test_ports_exact),
+		cmocka_unit_test(test_ports_quota),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
