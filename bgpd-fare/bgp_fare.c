@@ -296,6 +296,7 @@ static void fare_peer_view_resolve(struct fare_instance *fi, struct peer *peer,
 	static const uint32_t flags[] = { FARE_PEER_LINK_BW, FARE_PEER_BOUNDARY,
 					  FARE_PEER_SUPER_SPINE };
 	struct fare_peer_cfg *pc;
+	struct interface *ifp;
 	size_t i;
 
 	view->flags = 0;
@@ -309,6 +310,8 @@ static void fare_peer_view_resolve(struct fare_instance *fi, struct peer *peer,
 			view->link_bw = pc->link_bw;
 	}
 	view->link = fare_link_state_find(fi, fare_peer_cfg_name(peer));
+	ifp = fare_peer_interface(peer);
+	view->ifindex = ifp ? ifp->ifindex : IFINDEX_INTERNAL;
 	view->group = peer->group;
 	view->generation = fare_generation;
 }
@@ -377,7 +380,13 @@ static double fare_peer_link_bw_raw(struct fare_peer_view *view, struct peer *pe
 		*source = "configured";
 		return view->link_bw;
 	}
-	ifp = peer->nexthop.ifp ? peer->nexthop.ifp : peer->ifp;
+	/* by index, resolved once per generation: never a deleted one */
+	if (view)
+		ifp = view->ifindex != IFINDEX_INTERNAL
+			      ? if_lookup_by_index(view->ifindex, peer->bgp->vrf_id)
+			      : NULL;
+	else
+		ifp = fare_peer_interface(peer);
 	if (ifp && ifp->bandwidth) {
 		*source = "interface bandwidth";
 		return (double)ifp->bandwidth * 1e6 / 8;
@@ -1607,6 +1616,7 @@ static int fare_if_update(struct interface *ifp)
 		st->bandwidth_bps = bps;
 		st->configured = configured;
 		listnode_add(fare_if_states, st);
+		fare_state_changed(); /* sessions may run over it (FARE-3) */
 		return 0;
 	}
 	if (st->bandwidth_bps == bps && st->configured == configured)
@@ -1649,6 +1659,7 @@ static int fare_if_gone(struct interface *ifp)
 {
 	struct fare_if_state *st = fare_if_state_find(ifp);
 
+	fare_state_changed(); /* no session's interface any more (FARE-3) */
 	if (st) {
 		listnode_delete(fare_if_states, st);
 		XFREE(MTYPE_FARE_IF_STATE, st);
@@ -1836,8 +1847,10 @@ static bool fare_out_plist_used(struct fare_instance *fi, const char *name)
 	return false;
 }
 
-/* FARE-6: a prefix-list used by "bgp fare multihoming" changed; WP-2: one
- * a neighbor filters its announcements with (averaged mode's N)
+/* FARE-6: a prefix-list used by "bgp fare multihoming" changed; EE-3:
+ * one used by "bgp fare ecmp-group-id N prefix-list X": the originated
+ * routes are tagged, and announced, anew; WP-2: one a neighbor filters
+ * its announcements with (averaged mode's N)
  */
 static int fare_prefix_list_update(struct prefix_list *plist)
 {
@@ -1849,6 +1862,10 @@ static int fare_prefix_list_update(struct prefix_list *plist)
 	for (ALL_LIST_ELEMENTS_RO(fare_instances, node, fi)) {
 		if (!fi->enabled)
 			continue;
+		if (fare_ecmp_egress_uses_plist(fi, name)) {
+			fare_instance_refresh_later(fi, "ECMP GroupID prefix-list changed");
+			continue;
+		}
 		for (ALL_LIST_ELEMENTS_RO(fi->multihoming, mnode, mh))
 			if (!name || strmatch(mh->plist, name)) {
 				fare_instance_refresh_later(fi, "multihoming prefix-list changed");

@@ -84,6 +84,10 @@ struct fare_peer_view {
 	 */
 	struct in_addr plane_id;
 	char plane_name[64]; /* its hostname, if it sent one */
+	/* FARE-3: the interface its session runs over (fare_peer_interface()),
+	 * IFINDEX_INTERNAL: none
+	 */
+	ifindex_t ifindex;
 	/* WP-2: names of its outbound filters per address family, hashed
 	 * (0: not seen yet), to tell when its policy changed
 	 */
@@ -113,6 +117,8 @@ struct fare_ecmp_state {
 	char **uplinks; /* sorted interface names */
 	uint32_t *uplink_subgroup;
 	size_t n_uplinks;
+	struct fare_ecmp_peer_sg *peer_sg; /* by peer address */
+	size_t n_peer_sg;
 	uint32_t n_subgroups;
 	struct event *t_sweep;
 };
@@ -308,11 +314,14 @@ extern void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, u
 extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup);
 extern bool fare_ecmp_ingress_enabled(const struct fare_instance *fi);
 extern void fare_ecmp_subgroups_changed(struct fare_instance *fi);
+extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *name);
 extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
 extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
 				    struct fare_groupid *gid);
 extern void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best,
 			    struct fare_prefix *fp);
+extern const char *fare_peer_ifname(struct peer *peer);
+extern struct interface *fare_peer_interface(struct peer *peer);
 extern void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json);
 extern void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi);
 extern void fare_installed_weights(struct fare_instance *fi, struct bgp_dest *dest,

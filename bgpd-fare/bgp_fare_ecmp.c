@@ -16,6 +16,7 @@
 #include "memory.h"
 #include "plist.h"
 #include "prefix.h"
+#include "vrf.h"
 
 #include "bgpd/bgpd.h"
 #include "bgpd/bgp_attr.h"
@@ -43,6 +44,15 @@ struct fare_ecmp_member {
 struct fare_ecmp_pin {
 	struct fare_ecmp_key key;
 	uint32_t subgroup; /* 1-based */
+};
+
+/* EE-2: the sub-group of each session's uplink, by peer address, built
+ * with the layout (the pointers are compared, never followed: a peer that
+ * goes bumps the generation and the table is built anew).
+ */
+struct fare_ecmp_peer_sg {
+	const struct peer *peer;
+	uint32_t subgroup; /* 0-based, FARE_ECMP_SUBGROUP_NONE */
 };
 
 /* ------------------------------------------------------------------ */
@@ -89,7 +99,9 @@ static void fare_ecmp_layout_clear(struct fare_instance *fi)
 		XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplinks[i]);
 	XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplinks);
 	XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplink_subgroup);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp.peer_sg);
 	fi->ecmp.n_uplinks = 0;
+	fi->ecmp.n_peer_sg = 0;
 	fi->ecmp.n_subgroups = 0;
 }
 
@@ -224,6 +236,18 @@ bool fare_ecmp_ingress_enabled(const struct fare_instance *fi)
 /* Egress: the GroupID of an originated route (EE-3)                    */
 /* ------------------------------------------------------------------ */
 
+/* EE-3: whether a prefix-list (NULL: any) tags originated routes */
+bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *name)
+{
+	const struct fare_ecmp_egress *eg;
+	struct listnode *node;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg))
+		if (eg->plist && (!name || strmatch(eg->plist, name)))
+			return true;
+	return false;
+}
+
 /* The group an originated prefix is tagged with, 0 for none: the lowest
  * group whose prefix-list permits it, else the line without one.
  */
@@ -272,36 +296,131 @@ bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *
 /* Ingress: sub-groups of the uplinks (EE-2)                            */
 /* ------------------------------------------------------------------ */
 
-/* The interface a path leaves on: the session's. */
-static const char *fare_ecmp_path_ifname(const struct bgp_path_info *pi)
+/* The interface a session runs over, by name, or NULL; for EE-2 and the
+ * show commands. bgpd sets peer->nexthop.ifp when a connection is made
+ * and keeps it after the session goes down and after the interface is
+ * deleted (the interface is then freed): it is never followed here
+ * unless it is still one of the VRF's interfaces and the session is up.
+ * In order: the interface of an unnumbered neighbor or of "neighbor X
+ * interface IF" (as configured, so that a link that is down or gone
+ * keeps its name); the interface whose connected subnet holds a
+ * numbered neighbor's address (up or down; none once the interface is
+ * gone); the one of an established session's local address.
+ */
+const char *fare_peer_ifname(struct peer *peer)
 {
-	const struct peer *peer = pi->peer;
-	const struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp : peer->ifp;
+	const union sockunion *su = &peer->connection->su;
+	vrf_id_t vrf_id = peer->bgp->vrf_id;
+	struct interface *ifp = NULL;
+	struct connected *c = NULL;
+	struct vrf *vrf;
 
 	if (peer->conf_if)
 		return peer->conf_if;
-	return ifp ? ifp->name : NULL;
+	if (peer->ifname)
+		return peer->ifname;
+	if (su->sa.sa_family == AF_INET) {
+		c = if_lookup_address(&su->sin.sin_addr, AF_INET, vrf_id);
+	} else if (su->sa.sa_family == AF_INET6) {
+		if (IN6_IS_ADDR_LINKLOCAL(&su->sin6.sin6_addr))
+			ifp = su->sin6.sin6_scope_id
+				      ? if_lookup_by_index(su->sin6.sin6_scope_id, vrf_id)
+				      : NULL;
+		else
+			c = if_lookup_address(&su->sin6.sin6_addr, AF_INET6, vrf_id);
+	}
+	if (c && c->ifp)
+		return c->ifp->name;
+	if (ifp)
+		return ifp->name;
+	if (!peer->nexthop.ifp || !peer_established(peer->connection))
+		return NULL;
+	vrf = vrf_lookup_by_id(vrf_id);
+	if (!vrf)
+		return NULL;
+	FOR_ALL_INTERFACES (vrf, ifp)
+		if (ifp == peer->nexthop.ifp)
+			return ifp->name;
+	return NULL;
 }
 
+/* The interface a neighbor's session runs over, looked up by name in its
+ * VRF (fare_peer_ifname()): never a pointer to an interface deleted since.
+ */
+struct interface *fare_peer_interface(struct peer *peer)
+{
+	const char *name = fare_peer_ifname(peer);
+
+	return name ? if_lookup_by_name(name, peer->bgp->vrf_id) : NULL;
+}
+
+/* EE-2: uplinks in natural name order (swp2 before swp10) */
 static int fare_ecmp_name_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return fare_ecmp_ifname_qcmp(a, b);
+}
+
+static int fare_ecmp_peer_sg_cmp(const void *a, const void *b)
+{
+	const struct fare_ecmp_peer_sg *x = a, *y = b;
+
+	return numcmp((uintptr_t)x->peer, (uintptr_t)y->peer);
+}
+
+/* 0-based sub-group of an interface, FARE_ECMP_SUBGROUP_NONE if none */
+static uint32_t fare_ecmp_uplink_subgroup(struct fare_instance *fi, const char *ifname)
+{
+	char **found;
+
+	if (!ifname || !fi->ecmp.n_uplinks)
+		return FARE_ECMP_SUBGROUP_NONE;
+	found = bsearch(&ifname, fi->ecmp.uplinks, fi->ecmp.n_uplinks, sizeof(char *),
+			fare_ecmp_name_cmp);
+	return found ? fi->ecmp.uplink_subgroup[found - fi->ecmp.uplinks] : FARE_ECMP_SUBGROUP_NONE;
+}
+
+/* 0-based sub-group of a session's uplink, in a peer table */
+static uint32_t fare_ecmp_peer_lookup(const struct fare_ecmp_peer_sg *table, size_t n,
+				      const struct peer *peer)
+{
+	struct fare_ecmp_peer_sg key = { .peer = peer }, *found;
+
+	if (!n)
+		return FARE_ECMP_SUBGROUP_NONE;
+	found = bsearch(&key, table, n, sizeof(*table), fare_ecmp_peer_sg_cmp);
+	return found ? found->subgroup : FARE_ECMP_SUBGROUP_NONE;
+}
+
+/* EE-2: a session on a fabric uplink: not a boundary, not a dynamic
+ * neighbor ("bgp listen range": servers, SUN-1 hosts), not a connection
+ * accepted for a neighbor.
+ */
+static bool fare_ecmp_peer_is_uplink(struct fare_instance *fi, struct peer *peer)
+{
+	return !peer_dynamic_neighbor(peer) && !CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER) &&
+	       !fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY);
 }
 
 /* EE-2: the uplinks and their sub-groups, rebuilt after any change of
- * configuration or sessions. Uplinks are the interfaces of the
- * instance's configured neighbors (established or not, so that a failed
- * link keeps its place), boundary neighbors aside, in name order; split
- * by size, or as the operator's "bgp fare ecmp-subgroup" lines say.
+ * configuration or sessions. Uplinks are the interfaces the operator
+ * names in "bgp fare ecmp-subgroup N interface IF" lines, else those of
+ * the instance's configured neighbors (established or not, so that a
+ * failed link keeps its place; dynamic and boundary neighbors aside), in
+ * natural name order; split by size, or as the operator's lines say.
+ * When the sub-group of a session's uplink changes, the prefixes through
+ * that session are re-evaluated, so that each prefix is installed over
+ * its remote group's sub-group as it is now.
  */
 static void fare_ecmp_layout_update(struct fare_instance *fi)
 {
 	struct listnode *node;
 	struct peer *peer;
 	struct fare_ecmp_member *m;
-	size_t n = 0, cap, i, j;
+	size_t n = 0, cap, i, j, n_old_sg;
 	char **names;
 	uint32_t *given = NULL;
+	struct fare_ecmp_peer_sg *old_sg;
+	bool had_layout;
 	int k;
 
 	if (!fare_ecmp_ingress_enabled(fi)) {
@@ -310,6 +429,11 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 	}
 	if (fi->ecmp.layout_generation == fare_generation_now())
 		return;
+	had_layout = fi->ecmp.layout_generation != 0;
+	/* kept to find the sessions whose sub-group changes */
+	old_sg = fi->ecmp.peer_sg;
+	n_old_sg = fi->ecmp.n_peer_sg;
+	fi->ecmp.peer_sg = NULL;
 	fare_ecmp_layout_clear(fi);
 	fi->ecmp.layout_generation = fare_generation_now();
 
@@ -322,11 +446,9 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 		cap = listcount(fi->bgp->peer);
 		names = XCALLOC(MTYPE_FARE_ECMP, (cap ? cap : 1) * sizeof(*names));
 		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
-			const struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp
-									: peer->ifp;
-			const char *name = peer->conf_if ? peer->conf_if : ifp ? ifp->name : NULL;
+			const char *name = fare_peer_ifname(peer);
 
-			if (!name || n >= cap || fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY))
+			if (!name || n >= cap || !fare_ecmp_peer_is_uplink(fi, peer))
 				continue;
 			names[n++] = XSTRDUP(MTYPE_FARE_ECMP, name);
 		}
@@ -357,6 +479,25 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 	}
 	fi->ecmp.n_subgroups = k > 0 ? k : 0;
 
+	/* each session's sub-group, through its uplink's name */
+	cap = listcount(fi->bgp->peer);
+	fi->ecmp.peer_sg = XCALLOC(MTYPE_FARE_ECMP, (cap ? cap : 1) * sizeof(*fi->ecmp.peer_sg));
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
+		uint32_t sg;
+
+		/* the operator's named uplinks count whatever the session */
+		if (fi->ecmp.n_peer_sg >= cap ||
+		    (!listcount(fi->ecmp.members) && !fare_ecmp_peer_is_uplink(fi, peer)))
+			continue;
+		sg = fare_ecmp_uplink_subgroup(fi, fare_peer_ifname(peer));
+		if (sg == FARE_ECMP_SUBGROUP_NONE)
+			continue;
+		fi->ecmp.peer_sg[fi->ecmp.n_peer_sg++] =
+			(struct fare_ecmp_peer_sg){ .peer = peer, .subgroup = sg };
+	}
+	qsort(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg, sizeof(*fi->ecmp.peer_sg),
+	      fare_ecmp_peer_sg_cmp);
+
 	if (!fi->ecmp.map) {
 		struct fare_ecmp_pin *pin;
 
@@ -367,18 +508,29 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 		fare_ecmp_map_set_subgroups(fi->ecmp.map, fi->ecmp.n_subgroups);
 		fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 	}
-}
 
-/* 0-based sub-group of an interface, FARE_ECMP_SUBGROUP_NONE if none */
-static uint32_t fare_ecmp_uplink_subgroup(struct fare_instance *fi, const char *ifname)
-{
-	char **found;
+	/* EE-2/EE-4: the prefixes through a session whose sub-group changed
+	 * (joined, left, or moved) are installed anew; the others keep
+	 * theirs. Only live peers are looked at: those of the old table are
+	 * compared, not followed.
+	 */
+	if (had_layout) {
+		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
+			uint32_t before = fare_ecmp_peer_lookup(old_sg, n_old_sg, peer);
+			uint32_t after = fare_ecmp_peer_lookup(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg,
+							       peer);
 
-	if (!ifname || !fi->ecmp.n_uplinks)
-		return FARE_ECMP_SUBGROUP_NONE;
-	found = bsearch(&ifname, fi->ecmp.uplinks, fi->ecmp.n_uplinks, sizeof(char *),
-			fare_ecmp_name_cmp);
-	return found ? fi->ecmp.uplink_subgroup[found - fi->ecmp.uplinks] : FARE_ECMP_SUBGROUP_NONE;
+			if (before == after)
+				continue;
+			if (FARE_DEBUG)
+				zlog_debug("FARE: %s: %pBP: ECMP sub-group %d -> %d (EE-2)",
+					   fi->bgp->name_pretty, peer,
+					   before == FARE_ECMP_SUBGROUP_NONE ? 0 : (int)before + 1,
+					   after == FARE_ECMP_SUBGROUP_NONE ? 0 : (int)after + 1);
+			fare_peer_refresh_later(fi, peer, "ECMP sub-group layout changed");
+		}
+	}
+	XFREE(MTYPE_FARE_ECMP, old_sg);
 }
 
 static void fare_ecmp_sweep_schedule(struct fare_instance *fi);
@@ -428,8 +580,8 @@ void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best, struc
 	for (i = 0, pi = best; pi && i < fp->n; i++, pi = bgp_path_info_mpath_next(pi)) {
 		bool usable = fp->out.wcmp ? fp->weights[i] > 0 : true;
 
-		sel->member[i] = fare_ecmp_uplink_subgroup(fi, fare_ecmp_path_ifname(pi)) ==
-				 (uint32_t)sg;
+		sel->member[i] = fare_ecmp_peer_lookup(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg,
+						       pi->peer) == (uint32_t)sg;
 		bw[i] = sel->member[i] && usable ? (fp->out.wcmp ? fp->path_bw[i] : 1) : 0;
 		any |= bw[i] > 0;
 	}

@@ -165,8 +165,7 @@ static void fare_ingress_rules(struct fare_instance *fi, bool add)
 static bool fare_ingress_nexthop(const struct bgp_path_info *pi, afi_t afi, struct zapi_nexthop *nh)
 {
 	const struct attr *attr = pi->attr;
-	const struct peer *peer = pi->peer;
-	const struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp : peer->ifp;
+	const struct interface *ifp = fare_peer_interface(pi->peer);
 
 	if (!ifp)
 		return false;

@@ -334,7 +334,7 @@ DEFPY(bgp_fare_ecmp_subgroups, bgp_fare_ecmp_subgroups_cmd,
       "[no] bgp fare ecmp-subgroups size [(1-256)$size]",
       NO_STR BGP_STR FARE_STR
       "Split the uplinks into ECMP sub-groups (EE-2)\n"
-      "Uplinks per sub-group, in interface name order\n"
+      "Uplinks per sub-group, in natural interface name order\n"
       "Size\n")
 {
 	VTY_DECLVAR_CONTEXT(bgp, bgp);
@@ -800,15 +800,12 @@ static void fare_show_ecmp_group(struct vty *vty, struct fare_instance *fi,
 			jm = json_object_new_array();
 			for (i = 0; i < fp->n; i++) {
 				struct peer *peer = fp->paths[i]->peer;
-				struct interface *ifp = peer->nexthop.ifp ? peer->nexthop.ifp
-									  : peer->ifp;
+				const char *ifname = fare_peer_ifname(peer);
 
 				if (sel->member[i])
-					json_object_array_add(jm,
-							      json_object_new_string(
-								      peer->conf_if ? peer->conf_if
-								      : ifp	    ? ifp->name
-										    : peer->host));
+					json_object_array_add(jm, json_object_new_string(
+									  ifname ? ifname
+										 : peer->host));
 			}
 			json_object_object_add(jg, "members", jm);
 		}
@@ -909,8 +906,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 	for (i = 0; i < fp->n; i++) {
 		struct bgp_path_info *pi = fp->paths[i];
 		const struct fare_path_in *in = &fp->in[i];
-		struct interface *ifp = pi->peer->nexthop.ifp ? pi->peer->nexthop.ifp
-							      : pi->peer->ifp;
+		const char *ifname = fare_peer_ifname(pi->peer);
 
 		if (jpaths) {
 			json_object *jpath = json_object_new_object();
@@ -918,7 +914,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_string_add(jpath, "peer", pi->peer->host);
 			if (pi->peer->hostname)
 				json_object_string_add(jpath, "hostname", pi->peer->hostname);
-			json_object_string_add(jpath, "interface", ifp ? ifp->name : "");
+			json_object_string_add(jpath, "interface", ifname ? ifname : "");
 			json_object_boolean_add(jpath, "bestpath", i == 0);
 			fare_bw_json(jpath, "linkBandwidthBytesPerSec", in->link_bw);
 			json_object_string_add(jpath, "linkBandwidthSource", fp->link_source[i]);
@@ -956,7 +952,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			/* "spine1(to-s1)", "10.0.0.1(r2-eth0)" */
 			snprintf(who, sizeof(who), "%s(%s)",
 				 pi->peer->hostname ? pi->peer->hostname : pi->peer->host,
-				 ifp ? ifp->name : pi->peer->host);
+				 ifname ? ifname : pi->peer->host);
 			fare_bw_format(b1, sizeof(b1), in->link_bw);
 			fare_pb_text(b2, sizeof(b2), in->t_state, in->t_bw);
 			fare_pb_text(b3, sizeof(b3), in->nt_state, in->nt_bw);

@@ -26,6 +26,62 @@ int fare_ecmp_layout_uniform(size_t m, uint32_t size, uint32_t *subgroup_of)
 	return (int)groups;
 }
 
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int fare_ecmp_ifname_cmp(const char *a, const char *b)
+{
+	const char *sa = a, *sb = b;
+	int tie = 0; /* first difference in leading zeros, for a total order */
+
+	while (*a && *b) {
+		if (is_digit(*a) && is_digit(*b)) {
+			const char *ea, *eb, *za = a, *zb = b;
+			size_t la, lb;
+			int c;
+
+			while (*za == '0' && is_digit(za[1]))
+				za++;
+			while (*zb == '0' && is_digit(zb[1]))
+				zb++;
+			for (ea = za; is_digit(*ea); ea++)
+				;
+			for (eb = zb; is_digit(*eb); eb++)
+				;
+			la = (size_t)(ea - za);
+			lb = (size_t)(eb - zb);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			c = memcmp(za, zb, la);
+			if (c)
+				return c < 0 ? -1 : 1;
+			/* same value: fewer leading zeros first */
+			if (!tie && (ea - a) != (eb - b))
+				tie = (ea - a) < (eb - b) ? -1 : 1;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	if (*a || *b)
+		return *a ? 1 : -1;
+	if (tie)
+		return tie;
+	tie = strcmp(sa, sb);
+	return (tie > 0) - (tie < 0);
+}
+
+int fare_ecmp_ifname_qcmp(const void *a, const void *b)
+{
+	return fare_ecmp_ifname_cmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -50,6 +50,18 @@ int fare_ecmp_layout_uniform(size_t m, uint32_t size, uint32_t *subgroup_of);
  */
 int fare_ecmp_layout_explicit(size_t m, const uint32_t *given, uint32_t *subgroup_of);
 
+/*
+ * EE-2: the order of uplinks, by interface name in natural order: runs of
+ * digits compare by their value, so swp2 comes before swp10 (and swp1s2
+ * before swp1s10); other characters compare as bytes. Names that differ
+ * only in leading zeros (swp01, swp1) compare by the shorter run first,
+ * then bytewise, so the order is total: 0 only for equal strings. A
+ * qsort()/bsearch() comparator over const char * is
+ * fare_ecmp_ifname_qcmp().
+ */
+int fare_ecmp_ifname_cmp(const char *a, const char *b);
+int fare_ecmp_ifname_qcmp(const void *a, const void *b);
+
 /* EE-4: a remote ECMP group, as its GroupID community names it (EE-3) */
 struct fare_ecmp_key {
 	uint32_t router_id; /* host order */

@@ -52,6 +52,44 @@ static void test_layout_uniform(void **state)
 	assert_int_equal(fare_ecmp_layout_uniform((size_t)FARE_ECMP_MAX_SUBGROUPS + 1, 1, sg), -1);
 }
 
+/* EE-2: uplinks in natural name order, swp2 before swp10 */
+static void test_ifname_order(void **state)
+{
+	const char *names[] = { "swp10", "swp2", "swp12", "swp1", "swp11", "swp3",
+				"swp9",	 "swp4", "swp8",  "swp5", "swp7",  "swp6" };
+	const char *expected[] = { "swp1", "swp2", "swp3", "swp4",  "swp5",  "swp6",
+				   "swp7", "swp8", "swp9", "swp10", "swp11", "swp12" };
+	const char *pairs[][2] = {
+		/* a strictly before b */
+		{ "swp2", "swp10" },   { "swp1s2", "swp1s10" }, { "swp1s10", "swp2s1" },
+		{ "eth0", "swp1" },    { "swp", "swp1" },	{ "swp1", "swp1s0" },
+		{ "swp9", "swpa" },    { "to-s2", "to-s10" },	{ "swp1", "swp01" },
+		{ "swp01", "swp001" }, { "swp1", "swp2" },	{ "", "a" },
+		{ "a9b", "a10a" },     { "99", "100" },
+	};
+	uint32_t sg[ARRAY_SIZE(names)];
+	const char *key = "swp10", **found;
+	size_t i;
+
+	(void)state;
+	qsort(names, ARRAY_SIZE(names), sizeof(names[0]), fare_ecmp_ifname_qcmp);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		assert_string_equal(names[i], expected[i]);
+	found = bsearch(&key, names, ARRAY_SIZE(names), sizeof(names[0]), fare_ecmp_ifname_qcmp);
+	assert_non_null(found);
+	assert_int_equal(found - names, 9);
+	/* 12 uplinks in sub-groups of 4: swp1-4, swp5-8, swp9-12 */
+	assert_int_equal(fare_ecmp_layout_uniform(ARRAY_SIZE(names), 4, sg), 3);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		assert_int_equal(sg[i], i / 4);
+
+	for (i = 0; i < ARRAY_SIZE(pairs); i++) {
+		assert_int_equal(fare_ecmp_ifname_cmp(pairs[i][0], pairs[i][1]), -1);
+		assert_int_equal(fare_ecmp_ifname_cmp(pairs[i][1], pairs[i][0]), 1);
+		assert_int_equal(fare_ecmp_ifname_cmp(pairs[i][0], pairs[i][0]), 0);
+	}
+}
+
 /* EE-2: the operator's numbers become dense indexes, in order */
 static void test_layout_explicit(void **state)
 {
@@ -500,12 +538,13 @@ static void test_ports_quota(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_uniform), cmocka_unit_test(test_layout_explicit),
-		cmocka_unit_test(test_map_basic),      cmocka_unit_test(test_map_no_subgroups),
-		cmocka_unit_test(test_map_random),     cmocka_unit_test(test_map_deterministic),
-		cmocka_unit_test(test_map_explicit),   cmocka_unit_test(test_map_dormant),
-		cmocka_unit_test(test_map_resize),     cmocka_unit_test(test_map_large),
-		cmocka_unit_test(test_ports_exact),    cmocka_unit_test(test_ports_quota),
+		cmocka_unit_test(test_layout_uniform),	  cmocka_unit_test(test_layout_explicit),
+		cmocka_unit_test(test_ifname_order),	  cmocka_unit_test(test_map_basic),
+		cmocka_unit_test(test_map_no_subgroups),  cmocka_unit_test(test_map_random),
+		cmocka_unit_test(test_map_deterministic), cmocka_unit_test(test_map_explicit),
+		cmocka_unit_test(test_map_dormant),	  cmocka_unit_test(test_map_resize),
+		cmocka_unit_test(test_map_large),	  cmocka_unit_test(test_ports_exact),
+		cmocka_unit_test(test_ports_quota),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
