@@ -1360,7 +1360,8 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 				value = fare_averaged_advertised(value, 1,
 								 fare_peer_link_bw(fi, peer, &src,
 										   NULL));
-			fare_pathbw_encode(ec_t, true, fi->subtype, writer_as, fare_wire_float(value));
+			fare_pathbw_encode(ec_t, true, fi->subtype, writer_as,
+					   fare_wire_float(value));
 			e.strip_t = e.strip_nt = true;
 			e.add_t = ec_t;
 			fare_counters.originated++;

@@ -209,7 +209,8 @@ static bool fare_rtnl_dump(struct fare_instance *fi, bool sweep)
 				ok = false;
 				break;
 			}
-			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len); h = NLMSG_NEXT(h, len)) {
+			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
+			     h = NLMSG_NEXT(h, len)) {
 				if (h->nlmsg_type == NLMSG_DONE) {
 					done = true;
 					break;
@@ -277,7 +278,8 @@ static void fare_rtnl_events_read(struct event *event)
 		}
 		if (n <= 0)
 			break;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len); h = NLMSG_NEXT(h, len))
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
+		     h = NLMSG_NEXT(h, len))
 			if (h->nlmsg_type == RTM_NEWROUTE || h->nlmsg_type == RTM_DELROUTE)
 				fare_rtnl_route_msg(fi, h, false);
 			else if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
@@ -312,7 +314,8 @@ static void fare_rtnl_cmd_read(struct event *event)
 		struct nlmsghdr *h;
 		int len = n;
 
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len); h = NLMSG_NEXT(h, len)) {
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)len);
+		     h = NLMSG_NEXT(h, len)) {
 			const struct nlmsgerr *err = NLMSG_DATA(h);
 
 			if (h->nlmsg_type != NLMSG_ERROR || !err->error)

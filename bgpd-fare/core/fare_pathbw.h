@@ -28,7 +28,7 @@ extern "C" {
  * only a default, the sub-type is configurable.
  */
 #define FARE_PATHBW_SUBTYPE_DEFAULT 0x30
-#define FARE_ECOMM_SIZE 8
+#define FARE_ECOMM_SIZE		    8
 /* FARE-2: default origination value, so that the first min() picks the link */
 #define FARE_PATHBW_MAX_BYTES_PER_SEC FLT_MAX
 
