@@ -320,6 +320,35 @@ def test_link_up():
     _expect_n(tgen, 3)
 
 
+def _expect_all_four(tgen, n):
+    """leaf1..leaf4 each receive sum / n (leaf4 now sent the prefix), and
+    the spine counts n outgoing interfaces (WP-2)."""
+    leaves = LEAVES + ["leaf4"]
+    exp = {name: received(SUM / n) for name in leaves}
+    got = wait_for(lambda: _values(tgen, leaves), exp, count=45)
+    assert got == exp, (got, _spine_view(tgen))
+    assert _spine_view(tgen)["outgoingInterfaces"] == n
+
+
+def _spine_cmd(tgen, *lines):
+    tgen.gears["spine"].vtysh_cmd("configure terminal\n" + "\n".join(lines) + "\n")
+
+
+def test_outbound_policy_edits():
+    """WP-2: N follows the spine's outbound policy as it is edited, with
+    no session change: the prefix permitted in DENYALL (a prefix-list's
+    contents) makes leaf4 count, N = 4; the entry removed, N = 3; the
+    prefix-list removed from leaf4's session (a filter unnamed), N = 4."""
+    tgen = tgen_or_skip()
+    _spine_cmd(tgen, "ip prefix-list DENYALL seq 1 permit " + PREFIX)
+    _expect_all_four(tgen, 4)
+    _spine_cmd(tgen, "no ip prefix-list DENYALL seq 1 permit " + PREFIX)
+    _expect_n(tgen, 3)
+    _spine_cmd(tgen, "router bgp 65000", "address-family ipv4 unicast",
+               "no neighbor {} prefix-list DENYALL out".format(_addr("leaf4", "spine")))
+    _expect_all_four(tgen, 4)
+
+
 if __name__ == "__main__":
     args = ["-s"] + sys.argv[1:]
     sys.exit(pytest.main(args))
