@@ -16,7 +16,7 @@ PKGS=(
 	# our unit tests, and the fuzz targets (make fuzz: clang, libFuzzer)
 	libcmocka-dev clang libclang-rt-14-dev
 	# topotests
-	python3-pytest iproute2 iputils-ping procps psmisc ethtool
+	python3-pytest python3-pytest-xdist iproute2 iputils-ping procps psmisc ethtool
 	exabgp python3-scapy iperf3 tshark
 	# the flap storm's RSS measurement (malloc_trim in bgpd and zebra)
 	gdb

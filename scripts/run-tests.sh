@@ -66,8 +66,16 @@ tests+=(bgp_link_bw_ip)
 # printed (-rP) right before the closing summary line. With a selection
 # (-k NAME) one of the two runs may collect nothing (pytest's status 5);
 # both collecting nothing fails.
+# The others run in parallel, one test module (one fabric) per worker
+# (pytest-xdist, --dist=loadfile): FARE_TEST_JOBS workers, default 2; 1 runs
+# them one after another. Their fabrics live in namespaces of their own.
+jobs=${FARE_TEST_JOBS:-2}
+parallel=()
+if [ "$jobs" -gt 1 ] && /usr/bin/python3 -c 'import xdist' 2>/dev/null; then
+	parallel=(-n "$jobs" --dist=loadfile)
+fi
 main_rc=0 traffic_rc=0
-pytest_status "${tests[@]}" "$@" || main_rc=$?
+pytest_status "${parallel[@]}" "${tests[@]}" "$@" || main_rc=$?
 pytest_status -rP "${traffic[@]}" "$@" || traffic_rc=$?
 rc=0
 if [ $main_rc -eq 5 ] && [ $traffic_rc -eq 5 ]; then
