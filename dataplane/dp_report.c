@@ -41,6 +41,8 @@ bool dp_mark_member(const struct dp_config *cfg, uint32_t mark, size_t *d, unsig
 {
 	uint32_t off;
 
+	if (cfg->mark_mask)
+		mark &= cfg->mark_mask; /* the other bits are other tools' */
 	if (mark <= cfg->mark_base)
 		return false;
 	off = mark - cfg->mark_base - 1;

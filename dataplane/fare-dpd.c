@@ -147,12 +147,13 @@ static int config_load(const char *path, struct dp_config *cfg)
 	FILE *f = fopen(path, "r");
 	char line[1024];
 	unsigned lineno = 0;
-	uint64_t span;
+	char err[256];
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mark_base = DP_DEFAULT_MARK_BASE;
 	cfg->table_base = DP_DEFAULT_TABLE_BASE;
 	cfg->rule_priority = DP_DEFAULT_RULE_PRIORITY;
+	cfg->socket_mode = DP_DEFAULT_SOCKET_MODE;
 	if (!f) {
 		dp_log(LOG_ERR, "%s: %s", path, strerror(errno));
 		return -1;
@@ -178,31 +179,24 @@ static int config_load(const char *path, struct dp_config *cfg)
 		uint32_t *field = !strcmp(tok[0], "mark-base")	     ? &cfg->mark_base
 				  : !strcmp(tok[0], "table-base")    ? &cfg->table_base
 				  : !strcmp(tok[0], "rule-priority") ? &cfg->rule_priority
+				  : !strcmp(tok[0], "mark-mask")     ? &cfg->mark_mask
+				  : !strcmp(tok[0], "socket-mode")   ? &cfg->socket_mode
 								     : NULL;
 
 		if (!field) {
 			config_error(path, lineno, "unknown statement", tok[0]);
 			goto fail;
 		}
-		if (ntok != 2 || !parse_u32(tok[1], field)) {
+		if (ntok != 2 || !parse_u32(tok[1], field) ||
+		    (field == &cfg->mark_mask && !*field)) {
 			config_error(path, lineno, "bad value", tok[0]);
 			goto fail;
 		}
 	}
 	fclose(f);
 
-	span = (uint64_t)(cfg->ndests ? cfg->ndests : 1) * DP_MEMBER_STRIDE;
-	if ((uint64_t)cfg->mark_base + span > UINT32_MAX) {
-		dp_log(LOG_ERR, "%s: mark-base 0x%x: the marks overflow 32 bits", path,
-		       cfg->mark_base);
-		return -1;
-	}
-	if ((uint64_t)cfg->table_base + span > UINT32_MAX ||
-	    ((uint64_t)cfg->table_base <= 255 && cfg->table_base + span > 252) ||
-	    cfg->table_base == 0) {
-		dp_log(LOG_ERR,
-		       "%s: table-base %u: the tables overlap the reserved ones (0, 253-255)", path,
-		       cfg->table_base);
+	if (dp_config_check(cfg, err, sizeof(err)) < 0) {
+		dp_log(LOG_ERR, "%s: %s", path, err);
 		return -1;
 	}
 	if (!cfg->ndests)
@@ -704,7 +698,6 @@ static void cleanup(struct dpd *dpd)
 		dp_nft_fini(dpd->nft);
 		dp_nft_close(dpd->nft);
 	}
-	dp_ct_udp_timeout_restore();
 	dp_ct_close(dpd->ct);
 	dp_nl_close(dpd->nl);
 	for (size_t i = 0; i < CLIENTS_MAX; i++)
@@ -730,21 +723,15 @@ static void usage(FILE *f)
 static int setup(struct dpd *dpd)
 {
 	struct dp_stamp now;
-	uint32_t idle = 0;
-	bool per_flow = false, idle_differs = false;
+	bool per_flow = false;
 
 	if (ns_lock(dpd) < 0 || ctl_open(dpd) < 0)
 		return -1;
 	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
 		const struct dp_dest *d = &dpd->cfg.dests[i];
 
-		if (d->mode != DP_PER_FLOW)
-			continue;
-		per_flow = true;
-		if (d->idle && idle && d->idle != idle)
-			idle_differs = true;
-		if (d->idle && (!idle || d->idle < idle))
-			idle = d->idle;
+		if (d->mode == DP_PER_FLOW)
+			per_flow = true;
 	}
 
 	dpd->nl = dp_nl_open(true);
@@ -762,14 +749,6 @@ static int setup(struct dpd *dpd)
 		dpd->ct = dp_ct_open(&dpd->cfg);
 		if (!dpd->ct)
 			return -1;
-		if (idle) {
-			if (idle_differs)
-				dp_log(LOG_WARNING,
-				       "idle differs between destinations: the "
-				       "namespace has one UDP timeout, %u s is used",
-				       idle);
-			dp_ct_udp_timeout(idle);
-		}
 	}
 	dp_stamp_now(&now);
 	if (dp_nl_dump(dpd->nl, &dpd->cfg, true) < 0)
