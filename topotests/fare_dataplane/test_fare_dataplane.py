@@ -51,6 +51,8 @@ Tests (in order; each builds on the state the previous one leaves):
   its rule still steers its own flows; idle is the agent's ct timeout
   object, the namespace's UDP timeouts are untouched; the control socket
   is 0660; clients that do not read never hold up the agent.
+- test_agent_as_frr: the unit's privileges: fare-dpd in s2 as user frr
+  with CAP_NET_ADMIN only programs its destination and cleans up.
 - test_agent_stop: SIGTERM; no table inet fare_dp, rule or table left.
 """
 
@@ -1012,6 +1014,46 @@ def test_shared_host():
     assert j.get("mark_mask") == MARK_MASK, "fare-dp show json: mark_mask {}".format(j.get("mark_mask"))
     assert sock == "660 socket", sock
     assert len(stuck) == 2 and float(stuck[0]) < 1.0 and int(stuck[1]) > 100, stuck
+
+
+def test_agent_as_frr():
+    "The unit's privileges: fare-dpd as user frr with CAP_NET_ADMIN only (in s2) programs its destination and cleans up."
+    tgen = tgen_or_skip()
+    s2 = tgen.gears["s2"]
+    conf, sock, log = path(tgen, "s2-fare-dpd.conf"), path(tgen, "s2-fare-dpd.sock"), path(tgen, "s2-fare-dpd.log")
+    with open(conf, "w") as f:
+        f.write("destination {}/32 per-flow udp-port {} idle {}\n".format(SRC, ROCE, IDLE))
+    os.chmod(conf, 0o644)
+    caps = "-all,+net_admin"
+    pid = s2.run("setpriv --reuid frr --regid frr --init-groups --inh-caps {c} --ambient-caps {c} "
+                 "--bounding-set {c} --no-new-privs {} -f {} -s {} > {} 2>&1 & echo $!".format(
+                     FARE_DPD, conf, sock, log, c=caps)).strip()
+    try:
+        members = len(kernel_group(s2, SRC)[0])
+
+        def ready():
+            out = s2.run("{} -s {} show json 2>/dev/null".format(FARE_DP, sock))
+            try:
+                d = json.loads(out)["destinations"][0]
+            except (ValueError, KeyError, IndexError):
+                return None
+            return d["programmed"], len(in_group(d))
+
+        got = wait_for(ready, (True, members), count=40, wait=0.25)
+        status = dict(l.split(":", 1) for l in s2.run("cat /proc/{}/status".format(pid)).splitlines() if ":" in l)
+        uid, capeff = status.get("Uid", "").split(), status.get("CapEff", "").strip()
+        rules = s2.run("ip rule show | grep -c fwmark").strip()
+        report("\nfare-dpd in s2 as uid {} (frr), CapEff {} (CAP_NET_ADMIN only): programmed, members {} "
+               "(kernel {}), {} fwmark rules".format(uid[:1], capeff, got, members, rules))
+        assert got == (True, members), "{}; log: {}".format(got, open(log).read())
+        assert uid and uid[0] == s2.run("id -u frr").strip() and capeff == "0000000000001000", status
+        assert rules == str(members), rules
+    finally:
+        s2.run("kill -TERM {}".format(pid))
+    alive = wait_for(lambda: s2.run("kill -0 {} 2>/dev/null && echo yes || echo no".format(pid)).strip(),
+                     "no", count=40, wait=0.25)
+    assert alive == "no", "fare-dpd in s2 still running after SIGTERM"
+    assert "fare_dp" not in s2.run("nft list tables") and "fwmark" not in s2.run("ip rule show")
 
 
 def test_agent_stop():
