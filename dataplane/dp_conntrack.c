@@ -4,8 +4,10 @@
  * libnetfilter-conntrack. A flow table keyed by conntrack id holds the
  * flows carrying one of our marks (NEW and DESTROY events, and a dump at
  * start, on lost events and before each rebalance); live counts per member
- * follow it. Moving a flow is a conntrack update of its mark.
+ * follow it. Moving a flow is a conntrack update of its mark's bits within
+ * mark-mask (CTA_MARK_MASK): other tools' bits of the mark stay.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +15,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <libmnl/libmnl.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
 
 #include "fare_dpd.h"
 
@@ -31,7 +36,9 @@ struct dp_flow {
 
 struct dp_ct {
 	struct nfct_handle *ev; /* NEW and DESTROY events */
-	struct nfct_handle *q;	/* dumps and updates */
+	struct nfct_handle *q;	/* dumps and lookups */
+	struct mnl_socket *upd; /* mark updates (with a mask) */
+	uint32_t upd_seq;
 	struct dp_flow *flows[FLOW_BUCKETS];
 	size_t nflows;
 	uint32_t gen;
@@ -167,7 +174,7 @@ static int dump_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *c, void
 	return NFCT_CB_CONTINUE;
 }
 
-/* The smallest mark/mask range holding every mark of ours. */
+/* The smallest mark/mask range holding every mark of ours (within mark-mask). */
 static void mark_range(const struct dp_config *cfg, struct nfct_filter_dump_mark *r)
 {
 	uint32_t lo = cfg->mark_base + 1;
@@ -175,7 +182,7 @@ static void mark_range(const struct dp_config *cfg, struct nfct_filter_dump_mark
 	uint32_t x = lo ^ hi;
 	int bits = x ? 32 - __builtin_clz(x) : 0;
 
-	r->mask = bits >= 32 ? 0 : ~0u << bits;
+	r->mask = (bits >= 32 ? 0 : ~0u << bits) & cfg->mark_mask;
 	r->val = lo & r->mask;
 }
 
@@ -190,7 +197,12 @@ struct dp_ct *dp_ct_open(const struct dp_config *cfg)
 	mark_range(cfg, &ct->range);
 	ct->ev = nfct_open(CONNTRACK, NF_NETLINK_CONNTRACK_NEW | NF_NETLINK_CONNTRACK_DESTROY);
 	ct->q = nfct_open(CONNTRACK, 0);
-	if (!ct->ev || !ct->q) {
+	ct->upd = mnl_socket_open(NETLINK_NETFILTER);
+	if (ct->upd && mnl_socket_bind(ct->upd, 0, MNL_SOCKET_AUTOPID) < 0) {
+		mnl_socket_close(ct->upd);
+		ct->upd = NULL;
+	}
+	if (!ct->ev || !ct->q || !ct->upd) {
 		dp_log(3, "conntrack: %s", strerror(errno));
 		dp_ct_close(ct);
 		return NULL;
@@ -228,6 +240,8 @@ void dp_ct_close(struct dp_ct *ct)
 		nfct_close(ct->ev);
 	if (ct->q)
 		nfct_close(ct->q);
+	if (ct->upd)
+		mnl_socket_close(ct->upd);
 	free(ct);
 }
 
@@ -339,6 +353,42 @@ int dp_ct_refresh(struct dp_ct *ct, struct dp_config *cfg)
 	return 0;
 }
 
+/*
+ * The flow's mark bits within mask := those of u's mark, the others kept
+ * (the kernel's newmark = (mark & ~CTA_MARK_MASK) ^ CTA_MARK); libnetfilter-
+ * conntrack 1.0.9 has no mask on updates, so the request is built here.
+ * -1 with errno on failure (ENOENT: the flow is gone).
+ */
+static int ct_set_mark(struct dp_ct *ct, const struct nf_conntrack *u, uint32_t mask)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+	uint32_t seq = ++ct->upd_seq, portid = mnl_socket_get_portid(ct->upd);
+	ssize_t n;
+	int ret;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = nfct_get_attr_u8(u, ATTR_L3PROTO);
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	if (nfct_nlmsg_build(nlh, u) < 0)
+		return -1;
+	mnl_attr_put_u32(nlh, CTA_MARK_MASK, htonl(mask));
+	if (mnl_socket_sendto(ct->upd, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		n = mnl_socket_recvfrom(ct->upd, buf, sizeof(buf));
+		if (n < 0)
+			return -1;
+		ret = mnl_cb_run(buf, (size_t)n, seq, portid, NULL, NULL);
+	} while (ret > 0);
+	return ret < 0 ? -1 : 0;
+}
+
 static int flow_cmp(const void *a, const void *b)
 {
 	const struct dp_flow *x = *(struct dp_flow *const *)a, *y = *(struct dp_flow *const *)b;
@@ -397,7 +447,7 @@ uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
 				nfct_set_attr_u16(u, ATTR_ZONE,
 						  nfct_get_attr_u16(f->tuple, ATTR_ZONE));
 			nfct_set_attr_u32(u, ATTR_MARK, mark);
-			if (nfct_query(ct->q, NFCT_Q_UPDATE, u) < 0) {
+			if (ct_set_mark(ct, u, cfg->mark_mask) < 0) {
 				int err = errno;
 
 				nfct_destroy(u);
@@ -423,63 +473,4 @@ out:
 	free(all);
 	free(moving);
 	return moved;
-}
-
-/* ---- UDP timeouts of the namespace ---- */
-
-static const char *const udp_sysctl[2] = {
-	"/proc/sys/net/netfilter/nf_conntrack_udp_timeout",
-	"/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
-};
-static long udp_saved[2] = { -1, -1 };
-
-static long sysctl_read(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int sysctl_write(const char *path, long v)
-{
-	FILE *f = fopen(path, "w");
-	int ret = 0;
-
-	if (!f)
-		return -1;
-	if (fprintf(f, "%ld\n", v) < 0)
-		ret = -1;
-	if (fclose(f) != 0)
-		ret = -1;
-	return ret;
-}
-
-int dp_ct_udp_timeout(uint32_t idle)
-{
-	int ret = 0;
-
-	for (size_t i = 0; i < 2; i++) {
-		if (udp_saved[i] < 0)
-			udp_saved[i] = sysctl_read(udp_sysctl[i]);
-		if (sysctl_write(udp_sysctl[i], idle) < 0) {
-			dp_log(3, "%s: %s", udp_sysctl[i], strerror(errno));
-			ret = -1;
-		}
-	}
-	if (!ret)
-		dp_log(6, "conntrack UDP timeouts of the namespace set to %u s", idle);
-	return ret;
-}
-
-void dp_ct_udp_timeout_restore(void)
-{
-	for (size_t i = 0; i < 2; i++)
-		if (udp_saved[i] >= 0 && sysctl_write(udp_sysctl[i], udp_saved[i]) == 0)
-			udp_saved[i] = -1;
 }

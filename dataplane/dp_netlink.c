@@ -590,10 +590,10 @@ int dp_nl_member_add(struct dp_nl *nl, const struct dp_config *cfg, const struct
 		return ret;
 	}
 	ret = rule_req(nl, RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, d->family, cfg->rule_priority,
-		       mark, 0xffffffffu, table);
+		       mark, cfg->mark_mask, table);
 	if (ret < 0 && ret != -EEXIST) {
-		dp_log(3, "%s: member %u: rule fwmark 0x%x lookup %u: %s", d->name, k, mark, table,
-		       strerror(-ret));
+		dp_log(3, "%s: member %u: rule fwmark 0x%x/0x%x lookup %u: %s", d->name, k, mark,
+		       cfg->mark_mask, table, strerror(-ret));
 		return ret;
 	}
 	dp_dbg("%s: member %u: fwmark 0x%x lookup %u", d->name, k, mark, table);
@@ -606,7 +606,8 @@ int dp_nl_member_del(struct dp_nl *nl, const struct dp_config *cfg, const struct
 	uint32_t table = dp_table(cfg, d, k), mark = dp_mark(cfg, d, k);
 	int r1, r2;
 
-	r1 = rule_req(nl, RTM_DELRULE, 0, d->family, cfg->rule_priority, mark, 0xffffffffu, table);
+	r1 = rule_req(nl, RTM_DELRULE, 0, d->family, cfg->rule_priority, mark, cfg->mark_mask,
+		      table);
 	r2 = route_req(nl, RTM_DELROUTE, 0, d->family, d->addr, d->plen, table, NULL);
 	if (r1 < 0 && r1 != -ENOENT)
 		dp_log(4, "%s: member %u: deleting rule: %s", d->name, k, strerror(-r1));

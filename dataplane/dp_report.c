@@ -41,6 +41,8 @@ bool dp_mark_member(const struct dp_config *cfg, uint32_t mark, size_t *d, unsig
 {
 	uint32_t off;
 
+	if (cfg->mark_mask)
+		mark &= cfg->mark_mask; /* the other bits are other tools' */
 	if (mark <= cfg->mark_base)
 		return false;
 	off = mark - cfg->mark_base - 1;
@@ -254,9 +256,10 @@ static void dest_quota(const struct dp_dest *d, uint32_t *quota_by_k)
 static void show_text(struct dp_buf *b, const struct dp_config *cfg)
 {
 	dp_buf_printf(b,
-		      "fare-dpd: %zu destination(s), mark-base 0x%x, table-base %u, "
+		      "fare-dpd: %zu destination(s), mark-base 0x%x, mark-mask 0x%x, table-base %u, "
 		      "rule-priority %u\n",
-		      cfg->ndests, cfg->mark_base, cfg->table_base, cfg->rule_priority);
+		      cfg->ndests, cfg->mark_base, cfg->mark_mask, cfg->table_base,
+		      cfg->rule_priority);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		const struct dp_dest *d = &cfg->dests[i];
 		uint32_t quota[FARE_DP_MEMBERS_MAX], live = 0;
@@ -331,9 +334,9 @@ static void json_time(struct dp_buf *b, const char *key, const struct timespec *
 static void show_json(struct dp_buf *b, const struct dp_config *cfg)
 {
 	dp_buf_printf(b,
-		      "{\"mark_base\":%u,\"table_base\":%u,\"rule_priority\":%u,"
+		      "{\"mark_base\":%u,\"mark_mask\":%u,\"table_base\":%u,\"rule_priority\":%u,"
 		      "\"destinations\":[",
-		      cfg->mark_base, cfg->table_base, cfg->rule_priority);
+		      cfg->mark_base, cfg->mark_mask, cfg->table_base, cfg->rule_priority);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		const struct dp_dest *d = &cfg->dests[i];
 		uint32_t quota[FARE_DP_MEMBERS_MAX], live = 0;

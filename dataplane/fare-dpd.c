@@ -37,6 +37,9 @@ struct client {
 	size_t len;
 	char buf[CLIENT_LINE_MAX];
 	struct dp_stamp since;
+	bool replying;	   /* the request is read: writing out, when writable */
+	struct dp_buf out; /* the reply */
+	size_t off;	   /* of out written */
 };
 
 struct dpd {
@@ -147,12 +150,13 @@ static int config_load(const char *path, struct dp_config *cfg)
 	FILE *f = fopen(path, "r");
 	char line[1024];
 	unsigned lineno = 0;
-	uint64_t span;
+	char err[256];
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mark_base = DP_DEFAULT_MARK_BASE;
 	cfg->table_base = DP_DEFAULT_TABLE_BASE;
 	cfg->rule_priority = DP_DEFAULT_RULE_PRIORITY;
+	cfg->socket_mode = DP_DEFAULT_SOCKET_MODE;
 	if (!f) {
 		dp_log(LOG_ERR, "%s: %s", path, strerror(errno));
 		return -1;
@@ -178,31 +182,24 @@ static int config_load(const char *path, struct dp_config *cfg)
 		uint32_t *field = !strcmp(tok[0], "mark-base")	     ? &cfg->mark_base
 				  : !strcmp(tok[0], "table-base")    ? &cfg->table_base
 				  : !strcmp(tok[0], "rule-priority") ? &cfg->rule_priority
+				  : !strcmp(tok[0], "mark-mask")     ? &cfg->mark_mask
+				  : !strcmp(tok[0], "socket-mode")   ? &cfg->socket_mode
 								     : NULL;
 
 		if (!field) {
 			config_error(path, lineno, "unknown statement", tok[0]);
 			goto fail;
 		}
-		if (ntok != 2 || !parse_u32(tok[1], field)) {
+		if (ntok != 2 || !parse_u32(tok[1], field) ||
+		    (field == &cfg->mark_mask && !*field)) {
 			config_error(path, lineno, "bad value", tok[0]);
 			goto fail;
 		}
 	}
 	fclose(f);
 
-	span = (uint64_t)(cfg->ndests ? cfg->ndests : 1) * DP_MEMBER_STRIDE;
-	if ((uint64_t)cfg->mark_base + span > UINT32_MAX) {
-		dp_log(LOG_ERR, "%s: mark-base 0x%x: the marks overflow 32 bits", path,
-		       cfg->mark_base);
-		return -1;
-	}
-	if ((uint64_t)cfg->table_base + span > UINT32_MAX ||
-	    ((uint64_t)cfg->table_base <= 255 && cfg->table_base + span > 252) ||
-	    cfg->table_base == 0) {
-		dp_log(LOG_ERR,
-		       "%s: table-base %u: the tables overlap the reserved ones (0, 253-255)", path,
-		       cfg->table_base);
+	if (dp_config_check(cfg, err, sizeof(err)) < 0) {
+		dp_log(LOG_ERR, "%s: %s", path, err);
 		return -1;
 	}
 	if (!cfg->ndests)
@@ -491,7 +488,8 @@ static int ctl_open(struct dpd *dpd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)], *slash;
-	int fd;
+	mode_t old_umask;
+	int fd, ret;
 
 	if (strlen(dpd->sock_path) >= sizeof(sa.sun_path)) {
 		dp_log(LOG_ERR, "%s: socket path too long", dpd->sock_path);
@@ -519,13 +517,19 @@ static int ctl_open(struct dpd *dpd)
 	}
 	unlink(dpd->sock_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+	if (fd < 0) {
 		dp_log(LOG_ERR, "%s: %s", dpd->sock_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	chmod(dpd->sock_path, 0660);
+	/* the socket file is created with socket-mode: no window with another mode */
+	old_umask = umask(~(mode_t)dpd->cfg.socket_mode & 0777);
+	ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old_umask);
+	if (ret < 0 || listen(fd, 16) < 0) {
+		dp_log(LOG_ERR, "%s: %s", dpd->sock_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	dpd->listen_fd = fd;
 	return 0;
 }
@@ -617,33 +621,44 @@ static void client_close(struct client *c)
 {
 	close(c->fd);
 	c->fd = -1;
+	c->replying = false;
+	dp_buf_free(&c->out);
+	c->off = 0;
+}
+
+/*
+ * Write what the socket takes now (non-blocking); the rest when it is
+ * writable again (POLLOUT). A client that does not read is closed at
+ * CLIENT_TIMEOUT: it never holds up the event loop.
+ */
+static void client_write(struct client *c)
+{
+	while (c->off < c->out.len) {
+		ssize_t w = send(c->fd, c->out.s + c->off, c->out.len - c->off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w <= 0)
+			break;
+		c->off += (size_t)w;
+	}
+	client_close(c);
 }
 
 static void client_reply(struct dpd *dpd, struct client *c)
 {
-	struct timeval tv = { .tv_sec = 2 };
-	struct dp_buf b = { 0 };
-	size_t off = 0;
-
 	c->buf[c->len] = '\0';
-	ctl_request(dpd, c->buf, &b);
-	if (b.oom) {
-		dp_buf_free(&b);
-		dp_buf_printf(&b, "error: out of memory\n");
+	ctl_request(dpd, c->buf, &c->out);
+	if (c->out.oom) {
+		dp_buf_free(&c->out);
+		dp_buf_printf(&c->out, "error: out of memory\n");
 	}
-	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
-	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (off < b.len) {
-		ssize_t w = send(c->fd, b.s + off, b.len - off, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	dp_buf_free(&b);
-	client_close(c);
+	c->off = 0;
+	c->replying = true;
+	client_write(c);
 }
 
 static void client_read(struct dpd *dpd, struct client *c)
@@ -685,6 +700,8 @@ static void ctl_accept(struct dpd *dpd)
 		}
 		c->fd = fd;
 		c->len = 0;
+		c->replying = false;
+		c->off = 0;
 		dp_stamp_now(&c->since);
 	}
 }
@@ -704,7 +721,6 @@ static void cleanup(struct dpd *dpd)
 		dp_nft_fini(dpd->nft);
 		dp_nft_close(dpd->nft);
 	}
-	dp_ct_udp_timeout_restore();
 	dp_ct_close(dpd->ct);
 	dp_nl_close(dpd->nl);
 	for (size_t i = 0; i < CLIENTS_MAX; i++)
@@ -730,21 +746,15 @@ static void usage(FILE *f)
 static int setup(struct dpd *dpd)
 {
 	struct dp_stamp now;
-	uint32_t idle = 0;
-	bool per_flow = false, idle_differs = false;
+	bool per_flow = false;
 
 	if (ns_lock(dpd) < 0 || ctl_open(dpd) < 0)
 		return -1;
 	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
 		const struct dp_dest *d = &dpd->cfg.dests[i];
 
-		if (d->mode != DP_PER_FLOW)
-			continue;
-		per_flow = true;
-		if (d->idle && idle && d->idle != idle)
-			idle_differs = true;
-		if (d->idle && (!idle || d->idle < idle))
-			idle = d->idle;
+		if (d->mode == DP_PER_FLOW)
+			per_flow = true;
 	}
 
 	dpd->nl = dp_nl_open(true);
@@ -762,14 +772,6 @@ static int setup(struct dpd *dpd)
 		dpd->ct = dp_ct_open(&dpd->cfg);
 		if (!dpd->ct)
 			return -1;
-		if (idle) {
-			if (idle_differs)
-				dp_log(LOG_WARNING,
-				       "idle differs between destinations: the "
-				       "namespace has one UDP timeout, %u s is used",
-				       idle);
-			dp_ct_udp_timeout(idle);
-		}
 	}
 	dp_stamp_now(&now);
 	if (dp_nl_dump(dpd->nl, &dpd->cfg, true) < 0)
@@ -853,7 +855,9 @@ static void loop(struct dpd *dpd)
 			if (dpd->clients[i].fd < 0)
 				continue;
 			pc[n] = &dpd->clients[i];
-			pfd[n++] = (struct pollfd){ .fd = dpd->clients[i].fd, .events = POLLIN };
+			pfd[n++] = (struct pollfd){ .fd = dpd->clients[i].fd,
+						    .events = dpd->clients[i].replying ? POLLOUT
+										       : POLLIN };
 		}
 		ret = ppoll(pfd, n, &timeout, &empty);
 		if (ret < 0 && errno != EINTR) {
@@ -886,8 +890,12 @@ static void loop(struct dpd *dpd)
 		if (ret > 0 && pfd[2].revents)
 			ctl_accept(dpd);
 		for (size_t i = 3; ret > 0 && i < n; i++)
-			if (pfd[i].revents && pc[i]->fd >= 0)
-				client_read(dpd, pc[i]);
+			if (pfd[i].revents && pc[i]->fd >= 0) {
+				if (pc[i]->replying)
+					client_write(pc[i]);
+				else
+					client_read(dpd, pc[i]);
+			}
 
 		/* timers: expiry sweep, stale clients, failed programming */
 		dp_stamp_now(&now);

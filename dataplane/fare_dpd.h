@@ -20,7 +20,8 @@
 #define DP_DEFAULT_MARK_BASE	 0x4641000u
 #define DP_DEFAULT_TABLE_BASE	 4641000u
 #define DP_DEFAULT_RULE_PRIORITY 100u
-#define DP_DEFAULT_SOCKET	 "/run/frr/fare-dpd.sock"
+#define DP_DEFAULT_SOCKET	 "/run/fare-dpd/fare-dpd.sock"
+#define DP_DEFAULT_SOCKET_MODE	 0660u
 #define DP_DEFAULT_CONFIG	 "/etc/frr/fare-dpd.conf"
 #define DP_DEFAULT_PLAN_PORT	 49152u
 /* rtm_protocol of the agent's routes and FRA_PROTOCOL of its rules ('F') */
@@ -118,8 +119,10 @@ struct dp_dest {
 
 struct dp_config {
 	uint32_t mark_base;
+	uint32_t mark_mask; /* the bits of the marks that are the agent's; 0: default */
 	uint32_t table_base;
 	uint32_t rule_priority;
+	uint32_t socket_mode; /* of the control socket, from its creation */
 	size_t ndests;
 	struct dp_dest dests[DP_DEST_MAX];
 };
@@ -145,7 +148,16 @@ static inline uint32_t dp_table(const struct dp_config *cfg, const struct dp_des
 	return cfg->table_base + d->idx * DP_MEMBER_STRIDE + k;
 }
 
-/* The destination and member of a mark; false when not one of ours. */
+/*
+ * dp_config.c: the mark, table and rule ranges. Fills in the default
+ * mark-mask (the bits of mark-base and the bits its offsets reach), then
+ * checks: every mark within the mask and 32 bits, no table 0 or 253-255,
+ * rule-priority 1..32765 (before the main rule). 0, or -1 with err set.
+ */
+uint32_t dp_default_mark_mask(uint32_t mark_base);
+int dp_config_check(struct dp_config *cfg, char *err, size_t errlen);
+
+/* The destination and member of a mark (other bits than the mask's ignored); false when not one of ours. */
 bool dp_mark_member(const struct dp_config *cfg, uint32_t mark, size_t *d, unsigned *k);
 bool dp_gw_equal(const struct dp_gw *a, const struct dp_gw *b);
 /* "10.0.4.0/24" -> family, address (host bits cleared), length */
@@ -236,8 +248,5 @@ int dp_ct_refresh(struct dp_ct *ct, struct dp_config *cfg);
  */
 uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
 		    const uint32_t *target);
-/* net.netfilter.nf_conntrack_udp_timeout{,_stream} := idle; restore on 0 */
-int dp_ct_udp_timeout(uint32_t idle);
-void dp_ct_udp_timeout_restore(void);
 
 #endif /* FARE_DPD_H */

@@ -46,6 +46,13 @@ Tests (in order; each builds on the state the previous one leaves):
 - test_per_packet (SUN-5, WP-6): planes 1:1:2:2 (s1's p1 and p2 sub-ports
   at 200G): 100k packets of one flow to 10.0.2.2:4791, each member within
   1 point of its share (12 slots); reordering measured at s2.
+- test_shared_host: another tool's mark bit (nft, before the agent) and
+  fwmark rule on the same destination: its bit stays on the agent's flows,
+  its rule still steers its own flows; idle is the agent's ct timeout
+  object, the namespace's UDP timeouts are untouched; the control socket
+  is 0660; clients that do not read never hold up the agent.
+- test_agent_as_frr: the unit's privileges: fare-dpd in s2 as user frr
+  with CAP_NET_ADMIN only programs its destination and cleans up.
 - test_agent_stop: SIGTERM; no table inet fare_dp, rule or table left.
 """
 
@@ -69,7 +76,7 @@ from fare_scaleup import ScaleUp, gpu_addr
 pytestmark = [pytest.mark.bgpd]
 
 HOLD_DOWN = 2
-IDLE = 3  # s: the per-flow destination's idle (the namespace's UDP conntrack timeouts)
+IDLE = 3  # s: the per-flow destination's idle (its ct timeout object, not the namespace's)
 FABRIC = ScaleUp(servers=2, planes=4, gpus=2, subports=2, gbps=400, hold_down=HOLD_DOWN)
 IFS = FABRIC.server_ifs()  # p1a, p1b, ..., p4b
 P1 = ["p1a", "p1b"]
@@ -85,6 +92,10 @@ BURST_PORT = 24000
 PACKETS = 100000
 SPRAY_PORT = 30000
 MARK_BASE = 0x4641000
+MARK_MASK = 0x4643FFF  # the agent's default mark-mask for MARK_BASE
+OTHER_BIT = 0x8000  # another tool's mark bit (as kube-proxy's), outside MARK_MASK
+OTHER_TABLE = 200  # the other tool's fwmark rule's table
+SHARED_PORT = 28000  # test_shared_host's flows
 CONTROL_PACKETS = 20  # keepalives, RAs a tx counter may count beyond the test's packets
 
 TOP = os.path.realpath(os.path.join(CWD, "..", ".."))
@@ -406,6 +417,7 @@ def conntrack_marks(tgen, dst=FLOW_DST, dport=ROCE):
 
 
 def ours(mark):
+    mark &= MARK_MASK  # the other bits are other tools'
     return MARK_BASE < mark <= MARK_BASE + 64  # destination 0 (10.0.2.1)
 
 
@@ -414,7 +426,7 @@ def per_device(marks, d):
     dev = {m["mark"]: m["device"] for m in d["members"]}
     counts = {}
     for sport, mark in marks.items():
-        name = dev.get(mark, "mark {:#x}".format(mark))
+        name = dev.get(mark & MARK_MASK, "mark {:#x}".format(mark))
         counts[name] = counts.get(name, 0) + 1
     return counts
 
@@ -513,6 +525,7 @@ def test_agent_running():
     got = wait_weights(tgen, HEALTHY, count=120)
     assert got == HEALTHY, "s1's group for {}: {}".format(FLOW_DST, got)
     assert kernel_group(s1, PACKET_DST)[1] == kernel_group(s1, FLOW_DST)[1]
+    STATE["udp_timeouts"] = udp_timeouts(s1)  # before the agent: it must leave them alone
     STATE["agent"] = s1.run("{} -f {} -s {} -d > {} 2>&1 & echo $!".format(
         FARE_DPD, path(tgen, "fare-dpd.conf"), path(tgen, "fare-dpd.sock"),
         path(tgen, "fare-dpd.log"))).strip()
@@ -528,9 +541,9 @@ def test_agent_running():
     got = wait_for(ready, want, count=40, wait=0.25)
     assert got == want, "fare-dp show json: {}; log: {}".format(got, open(path(tgen, "fare-dpd.log")).read())
     nft = s1.run("nft list table inet fare_dp")
-    assert "ct state new ct mark 0x00000000 ct mark set numgen inc mod 8 map" in nft, nft
-    assert "meta mark set numgen inc mod 8 map" in nft, nft
-    assert s1.run("cat /proc/sys/net/netfilter/nf_conntrack_udp_timeout").strip() == str(IDLE)
+    assert ('ct state new ct mark & 0x{:08x} == 0x00000000 ct timeout set "fare_idle_0" numgen inc mod 8 '
+            'vmap'.format(MARK_MASK)) in nft, nft
+    assert "ip daddr {} udp dport {} numgen inc mod 8 vmap".format(PACKET_DST, ROCE) in nft, nft
 
 
 def test_per_flow_placement():
@@ -839,7 +852,7 @@ def test_per_packet():
     dd = dest_of(show(tgen), PACKET_DST + "/32")
     assert dd["slots"] == 12, "slots: {}".format(dd["slots"])
     nft = s1.run("nft list chain inet fare_dp d1")
-    assert "numgen inc mod 12 map" in nft, nft
+    assert "numgen inc mod 12 vmap" in nft, nft
 
     out = path(tgen, "recv.json")
     ready = path(tgen, "recv.ready")
@@ -886,6 +899,161 @@ def test_per_packet():
 def tx(router):
     out = router.run(" ".join("cat /sys/class/net/{}/statistics/tx_packets;".format(i) for i in IFS))
     return dict(zip(IFS, [int(x) for x in out.split()]))
+
+
+# Clients that ask for a large reply (a plan of 60000 QPs, ~350 kB) and never
+# read it; then the time fare-dp show json takes.
+STUCK_PY = r'''
+import socket, subprocess, time
+c = []
+for i in range(4):
+    s = socket.socket(socket.AF_UNIX)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    s.connect("{sock}")
+    s.sendall(b"plan {dst} 60000 2000\n")
+    c.append(s)
+time.sleep(0.3)
+t = time.monotonic()
+r = subprocess.run(["{cli}", "-s", "{sock}", "show", "json"], capture_output=True)
+print("%.3f %d" % (time.monotonic() - t, len(r.stdout)))
+'''
+
+
+def udp_timeouts(router):
+    return router.run("cat /proc/sys/net/netfilter/nf_conntrack_udp_timeout "
+                      "/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream").split()
+
+
+def conntrack_timeouts(tgen, dport, base, n):
+    """{source port: (seconds left, mark)} of s1's tracked flows SRC:base.. -> FLOW_DST:dport."""
+    flows = {}
+    for line in s1_of(tgen).run("conntrack -L -p udp 2>/dev/null").splitlines():
+        m = re.search(r"^udp\s+\d+\s+(\d+) src=(\S+) dst=(\S+) sport=(\d+) dport=(\d+)", line)
+        if not m or m.group(2) != SRC or m.group(3) != FLOW_DST or int(m.group(5)) != dport:
+            continue
+        if base <= int(m.group(4)) < base + n:
+            mk = re.search(r"\bmark=(\d+)", line)
+            flows[int(m.group(4))] = (int(m.group(1)), int(mk.group(1)) if mk else 0)
+    return flows
+
+
+def test_shared_host():
+    "Shared host: other tools' mark bits and fwmark rule intact, idle by ct timeout (not the namespace's), socket mode, stuck clients."
+    tgen = tgen_or_skip()
+    assert STATE.get("agent"), "fare-dpd is not running"
+    s1 = s1_of(tgen)
+    n = 16
+    # another tool: sets OTHER_BIT on the packets and flows to 10.0.2.1:4791
+    # and :4792 before the agent (mangle - 10); its fwmark rule (after the
+    # agent's) sends OTHER_BIT packets by p4b
+    gw = [h["gateway"] for h in json.loads(s1.run("ip -j nexthop show") or "[]")
+          if h.get("dev") == "p4b" and h.get("gateway")][0]
+    with open(path(tgen, "shared_tool.nft"), "w") as f:
+        f.write("add table ip shared_tool\n"
+                "add chain ip shared_tool out {{ type route hook output priority mangle - 10; }}\n"
+                "add rule ip shared_tool out ip daddr {} udp dport {{ {}, {} }} meta mark set meta mark | {:#x} "
+                "ct mark set ct mark | {:#x}\n".format(FLOW_DST, ROCE, OTHER_PORT, OTHER_BIT, OTHER_BIT))
+    s1.run("nft -f {}".format(path(tgen, "shared_tool.nft")))
+    s1.run("ip route add {}/32 table {} via {} dev p4b".format(
+        FLOW_DST, OTHER_TABLE, "inet6 " + gw if ":" in gw else gw + " onlink"))
+    s1.run("ip rule add fwmark {:#x}/{:#x} table {} priority 200".format(OTHER_BIT, OTHER_BIT, OTHER_TABLE))
+    pids = []
+    try:
+        for dport, base in ((ROCE, SHARED_PORT), (OTHER_PORT, SHARED_PORT + 100)):
+            pids.append(s1.run("/usr/bin/python3 {} {} {} {} {} {} 0.25 30 > /dev/null 2>&1 & echo $!".format(
+                path(tgen, "flows.py"), SRC, FLOW_DST, dport, base, n)).strip())
+        placed = wait_for(lambda: len(conntrack_timeouts(tgen, ROCE, SHARED_PORT, n)), n, count=40, wait=0.25)
+        other = wait_for(lambda: len(conntrack_timeouts(tgen, OTHER_PORT, SHARED_PORT + 100, n)), n,
+                         count=40, wait=0.25)
+        assert (placed, other) == (n, n), (placed, other)
+        ct_ours = conntrack_timeouts(tgen, ROCE, SHARED_PORT, n)
+        ct_other = conntrack_timeouts(tgen, OTHER_PORT, SHARED_PORT + 100, n)
+        j = show(tgen)
+        d = dest_of(j, FLOW_DST + "/32")
+        dev = {m["mark"]: m["device"] for m in d["members"]}
+        seen = {int(p): devs for p, devs in tap(tgen, FLOW_DST, ROCE, "watch", 1.2)["ports"].items()}
+        seen_other = {int(p): devs for p, devs in tap(tgen, FLOW_DST, OTHER_PORT, "watch", 1.2)["ports"].items()}
+    finally:
+        for pid in pids:
+            s1.run("kill {} 2>/dev/null".format(pid))
+        s1.run("ip rule del fwmark {:#x}/{:#x} table {} priority 200; ip route flush table {}; "
+               "nft delete table ip shared_tool".format(OTHER_BIT, OTHER_BIT, OTHER_TABLE, OTHER_TABLE))
+    nft = s1.run("nft list table inet fare_dp")
+    sock = s1.run("stat -c '%a %F' {}".format(path(tgen, "fare-dpd.sock"))).strip()
+    # four clients ask for a large plan (~350 kB) and never read: show json still answers at once
+    with open(path(tgen, "stuck.py"), "w") as f:
+        f.write(STUCK_PY.format(sock=path(tgen, "fare-dpd.sock"), dst=FLOW_DST, cli=FARE_DP))
+    stuck = s1.run("/usr/bin/python3 {}".format(path(tgen, "stuck.py"))).split()
+
+    report("\nshared host: another tool's bit {:#x} (nft table ip shared_tool, fwmark {:#x}/{:#x} -> table {} "
+           "by p4b)\n  flows to :{}: conntrack marks {}\n  timeouts left (s) {} (idle {})\n"
+           "  flows to :{} (the other tool's): marks {}, timeouts left {}, left by {}\n"
+           "  UDP conntrack sysctls {} (before the agent {}); control socket {}; show json with 4 stuck "
+           "clients: {} s".format(
+               OTHER_BIT, OTHER_BIT, OTHER_BIT, OTHER_TABLE, ROCE,
+               sorted(set("{:#x}".format(m) for _, m in ct_ours.values())),
+               sorted(set(t for t, _ in ct_ours.values())), IDLE, OTHER_PORT,
+               sorted(set("{:#x}".format(m) for _, m in ct_other.values())),
+               sorted(set(t for t, _ in ct_other.values())),
+               sorted(set(i for devs in seen_other.values() for i in devs)),
+               udp_timeouts(s1), STATE["udp_timeouts"], sock, stuck[0] if stuck else "?"))
+    # the agent's flows carry the other tool's bit too, and leave by their member
+    assert all(m & ~MARK_MASK == OTHER_BIT and ours(m) for _, m in ct_ours.values()), ct_ours
+    wrong = {p: (dev.get(m & MARK_MASK), seen.get(p)) for p, (_, m) in ct_ours.items()
+             if sorted(seen.get(p, {})) != [dev.get(m & MARK_MASK)]}
+    assert not wrong, "flows leaving elsewhere than their member (member's, seen): {}".format(wrong)
+    # the other tool's flows: its bit only, its fwmark rule (p4b), the namespace's timeout
+    assert all(m == OTHER_BIT for _, m in ct_other.values()), ct_other
+    assert all(sorted(devs) == ["p4b"] for devs in seen_other.values()) and len(seen_other) == n, seen_other
+    # idle is the ct timeout object's, on the agent's flows only; the sysctls untouched
+    assert 'ct timeout fare_idle_0 {' in nft and "policy = {{ unreplied : {}, replied : {} }}".format(
+        IDLE, IDLE) in nft, nft
+    assert all(t <= IDLE for t, _ in ct_ours.values()), ct_ours
+    assert all(t > IDLE for t, _ in ct_other.values()), ct_other
+    assert udp_timeouts(s1) == STATE["udp_timeouts"], (udp_timeouts(s1), STATE["udp_timeouts"])
+    assert j.get("mark_mask") == MARK_MASK, "fare-dp show json: mark_mask {}".format(j.get("mark_mask"))
+    assert sock == "660 socket", sock
+    assert len(stuck) == 2 and float(stuck[0]) < 1.0 and int(stuck[1]) > 100, stuck
+
+
+def test_agent_as_frr():
+    "The unit's privileges: fare-dpd as user frr with CAP_NET_ADMIN only (in s2) programs its destination and cleans up."
+    tgen = tgen_or_skip()
+    s2 = tgen.gears["s2"]
+    conf, sock, log = path(tgen, "s2-fare-dpd.conf"), path(tgen, "s2-fare-dpd.sock"), path(tgen, "s2-fare-dpd.log")
+    with open(conf, "w") as f:
+        f.write("destination {}/32 per-flow udp-port {} idle {}\n".format(SRC, ROCE, IDLE))
+    os.chmod(conf, 0o644)
+    caps = "-all,+net_admin"
+    pid = s2.run("setpriv --reuid frr --regid frr --init-groups --inh-caps {c} --ambient-caps {c} "
+                 "--bounding-set {c} --no-new-privs {} -f {} -s {} > {} 2>&1 & echo $!".format(
+                     FARE_DPD, conf, sock, log, c=caps)).strip()
+    try:
+        members = len(kernel_group(s2, SRC)[0])
+
+        def ready():
+            out = s2.run("{} -s {} show json 2>/dev/null".format(FARE_DP, sock))
+            try:
+                d = json.loads(out)["destinations"][0]
+            except (ValueError, KeyError, IndexError):
+                return None
+            return d["programmed"], len(in_group(d))
+
+        got = wait_for(ready, (True, members), count=40, wait=0.25)
+        status = dict(l.split(":", 1) for l in s2.run("cat /proc/{}/status".format(pid)).splitlines() if ":" in l)
+        uid, capeff = status.get("Uid", "").split(), status.get("CapEff", "").strip()
+        rules = s2.run("ip rule show | grep -c fwmark").strip()
+        report("\nfare-dpd in s2 as uid {} (frr), CapEff {} (CAP_NET_ADMIN only): programmed, members {} "
+               "(kernel {}), {} fwmark rules".format(uid[:1], capeff, got, members, rules))
+        assert got == (True, members), "{}; log: {}".format(got, open(log).read())
+        assert uid and uid[0] == s2.run("id -u frr").strip() and capeff == "0000000000001000", status
+        assert rules == str(members), rules
+    finally:
+        s2.run("kill -TERM {}".format(pid))
+    alive = wait_for(lambda: s2.run("kill -0 {} 2>/dev/null && echo yes || echo no".format(pid)).strip(),
+                     "no", count=40, wait=0.25)
+    assert alive == "no", "fare-dpd in s2 still running after SIGTERM"
+    assert "fare_dp" not in s2.run("nft list tables") and "fwmark" not in s2.run("ip rule show")
 
 
 def test_agent_stop():
