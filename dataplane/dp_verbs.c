@@ -18,19 +18,21 @@ struct ibv_context *fare_dp_verbs_open(const char *dev)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
-	int n;
+	bool found = false;
+	int n, err;
 
 	list = ibv_get_device_list(&n);
 	if (!list)
-		return NULL;
-	for (int i = 0; i < n; i++)
+		return NULL; /* errno: ENOSYS without RDMA in the kernel */
+	for (int i = 0; i < n && !found; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev)) {
+			found = true;
 			ctx = ibv_open_device(list[i]);
-			break;
 		}
+	err = found ? errno : ENODEV;
 	ibv_free_device_list(list);
-	if (!ctx && !errno)
-		errno = ENODEV;
+	if (!ctx)
+		errno = err;
 	return ctx;
 }
 
