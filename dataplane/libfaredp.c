@@ -5,7 +5,13 @@
  * "plan" uses when fare-dpd is not running.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
 
 #include "fare_dpd.h"
 #include "fare_dp_app.h"
@@ -110,4 +116,108 @@ int fare_dp_app_plan(const char *dest, uint32_t qps, uint16_t first_port,
 	memcpy(plan->per_member, p.per_member, sizeof(plan->per_member));
 	fare_dp_plan_members(w, (size_t)n, &p, plan->qp_member);
 	return 0;
+}
+
+/* RDMA NICs (SUN-3, SUN-4): the kernel's members, then dp_rdma.c */
+
+static int dest_family(const char *dest)
+{
+	return strchr(dest, ':') ? AF_INET6 : AF_INET;
+}
+
+int fare_dp_app_rdma_plan(const char *dest, uint32_t qps, uint16_t first_port,
+			  const char *sysfs_root, struct fare_dp_app_rdma_plan *plan)
+{
+	static struct fare_dp_app_member m[FARE_DP_MEMBERS_MAX];
+	int n = fare_dp_app_members(dest, m, FARE_DP_MEMBERS_MAX);
+
+	if (n < 0) {
+		memset(plan, 0, sizeof(*plan));
+		return -1;
+	}
+	if (fare_dp_app_rdma_plan_members(m, (size_t)n, dest_family(dest), qps, first_port,
+					  sysfs_root, plan) < 0)
+		return -1;
+	snprintf(plan->dest, sizeof(plan->dest), "%s", dest);
+	return 0;
+}
+
+int fare_dp_app_rdma_replan(struct fare_dp_app_rdma_plan *plan, enum fare_dp_recover recover,
+			    struct fare_dp_qp_move *moves)
+{
+	static struct fare_dp_app_member m[FARE_DP_MEMBERS_MAX];
+	int n = fare_dp_app_members(plan->dest, m, FARE_DP_MEMBERS_MAX);
+
+	if (n < 0)
+		return -1;
+	return fare_dp_app_rdma_replan_members(plan, m, (size_t)n, recover, moves);
+}
+
+struct fare_dp_app_watch {
+	struct mnl_socket *nl;
+	char buf[8192]; /* MNL_SOCKET_BUFFER_SIZE at most */
+};
+
+struct fare_dp_app_watch *fare_dp_app_watch_open(void)
+{
+	static const unsigned int groups[] = { RTNLGRP_NEXTHOP, RTNLGRP_IPV4_ROUTE,
+					       RTNLGRP_IPV6_ROUTE };
+	struct fare_dp_app_watch *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (!w->nl || mnl_socket_bind(w->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		int g = (int)groups[i];
+
+		if (mnl_socket_setsockopt(w->nl, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0)
+			goto fail;
+	}
+	return w;
+fail:
+	fare_dp_app_watch_close(w);
+	return NULL;
+}
+
+int fare_dp_app_watch_fd(const struct fare_dp_app_watch *w)
+{
+	return mnl_socket_get_fd(w->nl);
+}
+
+int fare_dp_app_watch_read(struct fare_dp_app_watch *w)
+{
+	int changed = 0;
+
+	for (;;) {
+		ssize_t len = mnl_socket_recvfrom(w->nl, w->buf, sizeof(w->buf));
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)w->buf;
+
+		if (len < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return changed;
+			return -1; /* ENOBUFS: lost some, the caller replans */
+		}
+		for (; mnl_nlmsg_ok(nlh, (int)len); nlh = mnl_nlmsg_next(nlh, (int *)&len))
+			switch (nlh->nlmsg_type) {
+			case RTM_NEWNEXTHOP:
+			case RTM_DELNEXTHOP:
+			case RTM_NEWROUTE:
+			case RTM_DELROUTE:
+				changed = 1;
+				break;
+			default:
+				break;
+			}
+	}
+}
+
+void fare_dp_app_watch_close(struct fare_dp_app_watch *w)
+{
+	if (!w)
+		return;
+	if (w->nl)
+		mnl_socket_close(w->nl);
+	free(w);
 }

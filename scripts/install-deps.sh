@@ -25,6 +25,9 @@ PKGS=(
 	# the data-plane agent (dataplane/): netlink, nftables, conntrack
 	libmnl-dev libnftables-dev libnftnl-dev libnetfilter-conntrack-dev
 	nftables conntrack
+	# libfaredp-verbs and rdma-qp-plan (RDMA NICs): rdma-core's libibverbs,
+	# libmlx5 (mlx5dv_modify_qp_udp_sport) and the user-space providers
+	libibverbs-dev rdma-core ibverbs-providers
 	# the documentation (scripts/build-docs.sh)
 	python3-sphinx
 )

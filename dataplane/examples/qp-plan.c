@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * qp-plan: how an RDMA application uses libfaredp (fare_dp_app.h, SUN-3).
- * Prints the QPs to open towards DEST, one line per QP: its UDP source
- * port and the member (device) fare-dpd places it on.
+ * qp-plan: how an application uses libfaredp (fare_dp_app.h, SUN-3) with
+ * fare-dpd. Prints the flows (QPs sent through the kernel: UDP sockets,
+ * Soft-RoCE) to open towards DEST, one line per flow: its UDP source port
+ * and the member (device) fare-dpd places it on. A hardware RDMA NIC's
+ * QPs bypass fare-dpd: see rdma-qp-plan.c.
  *
  *   qp-plan DEST [QPS [FIRST_PORT]]
  *

@@ -43,6 +43,12 @@ Tests (in order; each builds on the state the previous one leaves):
   needed, from the members above their quota only.
 - test_idle_expiry (SUN-4): QPs stopped: entries gone after idle; a new
   burst of 64 QPs placed exactly.
+- test_rdma_qp_plan_follows_weights (SUN-3, SUN-4): rdma-qp-plan, the
+  example of libfaredp for RDMA NICs (the application places its QPs;
+  fare-dpd plays no part), on s1's kernel group with a fake sysfs tree (one
+  RoCE device per sub-port: this kernel has no RDMA): 16 QPs, 2 per member,
+  ports and flow labels; s2's p1b down and up: the QP moves it reports are
+  exactly those rebalance() computes, from the members that may give.
 - test_per_packet (SUN-5, WP-6): planes 1:1:2:2 (s1's p1 and p2 sub-ports
   at 200G): 100k packets of one flow to 10.0.2.2:4791, each member within
   1 point of its share (12 slots); reordering measured at s2.
@@ -105,6 +111,9 @@ BUILD_DIR = os.environ.get("BUILD") or os.path.join(TOP, "build")
 FARE_DPD = os.path.join(BUILD_DIR, "install", "sbin", "fare-dpd")
 FARE_DP = os.path.join(BUILD_DIR, "install", "bin", "fare-dp")
 QP_PLAN = os.path.join(BUILD_DIR, "core", "dataplane", "examples", "qp-plan")
+# for RDMA NICs: the application places its own QPs (libfaredp, built with libibverbs)
+RDMA_QP_PLAN = os.path.join(BUILD_DIR, "core", "dataplane", "examples", "rdma-qp-plan")
+RDMA_QPS = 16
 PLAN_PORT = 26000
 
 AGENT_CONF = """\
@@ -829,6 +838,99 @@ def test_plan_places_qps_as_planned():
         report("SUN-3: 24 QPs opened in port order: every one on its planned member (3 per member)")
     finally:
         stop_flows(tgen, "plan")
+
+
+def fake_sysfs(root, ifs):
+    """A sysfs tree as a RoCE NIC per sub-port would show it: mlx5_k, port 1,
+    RoCE v2 GID index 3 on netdev ifs[k] (this kernel has no RDMA)."""
+    for k, i in enumerate(ifs):
+        base = os.path.join(root, "class", "infiniband", "mlx5_{}".format(k), "ports", "1")
+        for sub, text in (("gids", "0000:0000:0000:0000:0000:ffff:0a00:01{:02x}".format(k)),
+                          ("gid_attrs/ndevs", i), ("gid_attrs/types", "RoCE v2")):
+            os.makedirs(os.path.join(base, sub), exist_ok=True)
+            with open(os.path.join(base, sub, "3"), "w") as f:
+                f.write(text + "\n")
+        os.makedirs(os.path.join(root, "class", "net", i, "device", "infiniband", "mlx5_{}".format(k)),
+                    exist_ok=True)
+
+
+def read_text(p):
+    try:
+        with open(p) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def rdma_blocks(out):
+    """rdma-qp-plan's output: (plan lines, [(moves lines, {member: qps})])."""
+    text = read_text(out)
+    head, _, rest = text.partition("watching\n")
+    blocks = []
+    for b in re.findall(r"moves \d+\n((?:(?:move|re-port) .*\n)*)per-member (.*)\n", rest):
+        blocks.append((b[0].splitlines(), {x.split(":")[0]: int(x.split(":")[1]) for x in b[1].split()}))
+    return head.splitlines(), blocks
+
+
+def test_rdma_qp_plan_follows_weights():
+    "SUN-3, SUN-4: rdma-qp-plan (the application places its QPs, for RDMA NICs) follows s1's group: 16 QPs by weight; p1b down and up: only the moves rebalance() needs."
+    tgen = tgen_or_skip()
+    assert os.path.exists(RDMA_QP_PLAN), "{} not built (libibverbs-dev: scripts/install-deps.sh)".format(
+        RDMA_QP_PLAN)
+    s1 = s1_of(tgen)
+    assert wait_weights(tgen, HEALTHY) == HEALTHY
+    root = path(tgen, "sysfs")
+    fake_sysfs(root, IFS)
+    out = path(tgen, "rdma-qp-plan.txt")
+    pid = s1.run("{} --sysfs {} --watch 2 {} {} > {} 2>&1 & echo $!".format(
+        RDMA_QP_PLAN, root, FLOW_DST, RDMA_QPS, out)).strip()
+    restored = False
+    try:
+        assert wait_for(lambda: "watching" in read_text(out), True, count=20, wait=0.25), read_text(out)
+        plan, _ = rdma_blocks(out)
+        assert plan[0] == "qps {}".format(RDMA_QPS), plan
+        members = [l.split()[1] for l in plan if l.startswith("member ")]
+        assert sorted(members) == sorted(IFS), plan
+        for l in plan:
+            m = re.match(r"member (\S+) weight 1 dev mlx5_(\d+) port 1 gid_index 3 qps 2$", l)
+            assert not l.startswith("member ") or (m and IFS[int(m.group(2))] == m.group(1)), l
+        qps = [l.split() for l in plan if l.startswith("qp ")]
+        assert len(qps) == RDMA_QPS, plan
+        for i, q in enumerate(qps):
+            # QP i: interleaved over the members, source port 0xC000 + i and its flow label
+            sport = 0xC000 + i
+            assert q[3] == members[i % 8] and q[11] == str(sport), q
+            assert int(q[13], 16) == ((sport & 0x3FFF) or 0x4001), q
+        report("\nSUN-3: rdma-qp-plan {} {} (fake sysfs, a RoCE device per sub-port): 2 QPs per member, "
+               "ports {}-{}".format(FLOW_DST, RDMA_QPS, 0xC000, 0xC000 + RDMA_QPS - 1))
+        counts = [2] * 8
+        old = [1] * 8
+        for title, state, expected in (("p1b down (2:2:2:2:2:2:1:1)", "down", P1_HALF),
+                                       ("p1b up (recover at once)", "up", HEALTHY)):
+            nblocks = len(rdma_blocks(out)[1])
+            link(tgen, "s2", ["p1b"], state)
+            assert wait_weights(tgen, expected, count=120, wait=0.25) == expected
+            kw, _ = kernel_group(s1, FLOW_DST)
+            new = [kw.get(x, 0) for x in members]
+            target, n_moved, givers = rebalance(old, new, counts)
+            exp = dict(zip(members, target))
+            got = wait_for(lambda: (rdma_blocks(out)[1][-1][1] if len(rdma_blocks(out)[1]) > nblocks else {}),
+                           exp, count=40, wait=0.25)
+            blocks = rdma_blocks(out)[1][nblocks:]
+            moves = [l for b in blocks for l in b[0]]
+            report("SUN-4 {}: kernel weights {} -> {}; QPs per member {}; {} moves (expected {}):\n  {}".format(
+                title, old, new, [got.get(x) for x in members], len(moves), n_moved, "\n  ".join(moves)))
+            assert got == exp, (got, exp)
+            assert len(moves) == n_moved, moves
+            assert all(l.split()[0] == "move" for l in moves), moves  # another device each
+            assert {l.split()[3] for l in moves} <= {members[i] for i in givers}, (moves, givers)
+            counts, old = target, new
+        restored = True
+    finally:
+        s1.run("kill {} 2>/dev/null".format(pid))
+        if not restored:
+            link(tgen, "s2", ["p1b"], "up")
+            wait_weights(tgen, HEALTHY, count=60)
 
 
 def test_per_packet():
