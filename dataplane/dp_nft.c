@@ -5,17 +5,27 @@
  * jump to one chain per destination, d<index>, which is rewritten as one
  * atomic batch (flush chain + rules) on each change of its mapping: that
  * also resets its numgen counter.
+ *
+ * The table is owned by the agent (flags owner, Linux 5.12+): the kernel
+ * deletes it with the agent's netlink socket, so when the agent dies the
+ * packets get no mark and the kernel's own ECMP carries them (fail open).
+ * For a planned restart the agent leaves table inet fare_dp_keep, not
+ * owned, a copy of the destinations' chains that matches only until a
+ * deadline (meta time); the next instance deletes it once its own table
+ * is programmed (dataplane/DESIGN.md, "Restart, crash, failures").
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <nftables/libnftables.h>
 
 #include "fare_dpd.h"
 
 #define DP_NFT_TABLE "inet fare_dp"
+#define DP_NFT_KEEP  "inet fare_dp_keep"
 
 struct dp_nft {
 	struct nft_ctx *ctx;
@@ -69,10 +79,13 @@ int dp_nft_init(struct dp_nft *nft, const struct dp_config *cfg)
 	struct dp_buf b = { 0 };
 	int ret;
 
-	/* add + delete: removes a table left behind, and never fails */
+	/*
+	 * add + delete: removes a table left behind (by a version without
+	 * the owner flag), and never fails; owned by this process
+	 */
 	dp_buf_printf(&b, "add table " DP_NFT_TABLE "\n");
 	dp_buf_printf(&b, "delete table " DP_NFT_TABLE "\n");
-	dp_buf_printf(&b, "add table " DP_NFT_TABLE "\n");
+	dp_buf_printf(&b, "add table " DP_NFT_TABLE " { flags owner; }\n");
 	dp_buf_printf(&b, "add chain " DP_NFT_TABLE
 			  " out { type route hook output priority mangle; policy accept; }\n");
 	dp_buf_printf(&b, "add chain " DP_NFT_TABLE
@@ -108,34 +121,41 @@ static void nft_map(struct dp_buf *b, const struct dp_config *cfg, const struct 
 	dp_buf_printf(b, " }");
 }
 
-int dp_nft_dest(struct dp_nft *nft, const struct dp_config *cfg, const struct dp_dest *d)
+/* The rules of destination d's chain d<index> in table `table`. */
+static void nft_dest_rules(struct dp_buf *b, const char *table, const struct dp_config *cfg,
+			   const struct dp_dest *d)
 {
-	struct dp_buf b = { 0 };
-	int ret;
-
-	dp_buf_printf(&b, "flush chain " DP_NFT_TABLE " d%u\n", d->idx);
 	if (d->mode == DP_PER_FLOW) {
 		/*
 		 * "ct mark 0": an unreplied UDP flow stays in state new for
 		 * each of its packets; only its first one is placed.
 		 */
 		if (d->nslots) {
-			dp_buf_printf(&b, "add rule " DP_NFT_TABLE " d%u ", d->idx);
-			nft_match(&b, d);
-			dp_buf_printf(&b, "ct state new ct mark 0 ct mark set ");
-			nft_map(&b, cfg, d);
-			dp_buf_printf(&b, "\n");
+			dp_buf_printf(b, "add rule %s d%u ", table, d->idx);
+			nft_match(b, d);
+			dp_buf_printf(b, "ct state new ct mark 0 ct mark set ");
+			nft_map(b, cfg, d);
+			dp_buf_printf(b, "\n");
 		}
-		dp_buf_printf(&b, "add rule " DP_NFT_TABLE " d%u ", d->idx);
-		nft_match(&b, d);
-		dp_buf_printf(&b, "ct mark != 0 meta mark set ct mark\n");
+		dp_buf_printf(b, "add rule %s d%u ", table, d->idx);
+		nft_match(b, d);
+		dp_buf_printf(b, "ct mark != 0 meta mark set ct mark\n");
 	} else if (d->nslots) {
-		dp_buf_printf(&b, "add rule " DP_NFT_TABLE " d%u ", d->idx);
-		nft_match(&b, d);
-		dp_buf_printf(&b, "meta mark set ");
-		nft_map(&b, cfg, d);
-		dp_buf_printf(&b, "\n");
+		dp_buf_printf(b, "add rule %s d%u ", table, d->idx);
+		nft_match(b, d);
+		dp_buf_printf(b, "meta mark set ");
+		nft_map(b, cfg, d);
+		dp_buf_printf(b, "\n");
 	}
+}
+
+int dp_nft_dest(struct dp_nft *nft, const struct dp_config *cfg, const struct dp_dest *d)
+{
+	struct dp_buf b = { 0 };
+	int ret;
+
+	dp_buf_printf(&b, "flush chain " DP_NFT_TABLE " d%u\n", d->idx);
+	nft_dest_rules(&b, DP_NFT_TABLE, cfg, d);
 	ret = nft_run(nft, &b, d->name);
 	dp_buf_free(&b);
 	return ret;
@@ -146,8 +166,59 @@ int dp_nft_fini(struct dp_nft *nft)
 	struct dp_buf b = { 0 };
 	int ret;
 
-	dp_buf_printf(&b, "add table " DP_NFT_TABLE "\ndelete table " DP_NFT_TABLE "\n");
+	/* ours ("add table" without flags would try to clear its owner flag) */
+	dp_buf_printf(&b, "delete table " DP_NFT_TABLE "\n");
 	ret = nft_run(nft, &b, "delete table inet fare_dp");
 	dp_buf_free(&b);
+	if (dp_nft_unkeep(nft) < 0)
+		ret = -EIO;
 	return ret;
+}
+
+int dp_nft_keep(struct dp_nft *nft, const struct dp_config *cfg, unsigned grace)
+{
+	struct dp_buf b = { 0 };
+	long long until = (long long)time(NULL) + grace;
+	int ret;
+
+	dp_buf_printf(&b, "add table " DP_NFT_KEEP "\ndelete table " DP_NFT_KEEP "\n");
+	dp_buf_printf(&b, "add table " DP_NFT_KEEP "\n");
+	dp_buf_printf(&b, "add chain " DP_NFT_KEEP
+			  " out { type route hook output priority mangle; policy accept; }\n");
+	dp_buf_printf(&b, "add chain " DP_NFT_KEEP
+			  " pre { type filter hook prerouting priority mangle; policy accept; }\n");
+	for (size_t i = 0; i < cfg->ndests; i++) {
+		const struct dp_dest *d = &cfg->dests[i];
+
+		if (!d->programmed)
+			continue;
+		dp_buf_printf(&b, "add chain " DP_NFT_KEEP " d%zu\n", i);
+		/* after the deadline the kernel's ECMP: nobody adopted the mapping */
+		dp_buf_printf(&b, "add rule " DP_NFT_KEEP " out meta time < %lld jump d%zu\n",
+			      until, i);
+		dp_buf_printf(&b, "add rule " DP_NFT_KEEP " pre meta time < %lld jump d%zu\n",
+			      until, i);
+		nft_dest_rules(&b, DP_NFT_KEEP, cfg, d);
+	}
+	ret = nft_run(nft, &b, "hand-off table inet fare_dp_keep");
+	dp_buf_free(&b);
+	return ret;
+}
+
+int dp_nft_unkeep(struct dp_nft *nft)
+{
+	struct dp_buf b = { 0 };
+	int had;
+
+	had = nft_run_cmd_from_buffer(nft->ctx, "list table " DP_NFT_KEEP "\n") == 0;
+	/* rewind the buffers */
+	nft_ctx_get_output_buffer(nft->ctx);
+	nft_ctx_get_error_buffer(nft->ctx);
+	if (!had)
+		return 0;
+	dp_buf_printf(&b, "add table " DP_NFT_KEEP "\ndelete table " DP_NFT_KEEP "\n");
+	if (nft_run(nft, &b, "delete table inet fare_dp_keep") < 0)
+		had = -1;
+	dp_buf_free(&b);
+	return had;
 }
