@@ -13,6 +13,8 @@
  * owned, a copy of the destinations' chains that matches only until a
  * deadline (meta time); the next instance deletes it once its own table
  * is programmed (dataplane/DESIGN.md, "Restart, crash, failures").
+ * Table inet fare_dp_ct, not owned, keeps conntrack on in the namespace
+ * (a ct rule that only counts) so that the flows' marks outlive a crash.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 
 #define DP_NFT_TABLE "inet fare_dp"
 #define DP_NFT_KEEP  "inet fare_dp_keep"
+#define DP_NFT_CT    "inet fare_dp_ct"
 
 struct dp_nft {
 	struct nft_ctx *ctx;
@@ -94,6 +97,25 @@ int dp_nft_init(struct dp_nft *nft, const struct dp_config *cfg)
 		dp_buf_printf(&b, "add chain " DP_NFT_TABLE " d%zu\n", i);
 		dp_buf_printf(&b, "add rule " DP_NFT_TABLE " out jump d%zu\n", i);
 		dp_buf_printf(&b, "add rule " DP_NFT_TABLE " pre jump d%zu\n", i);
+	}
+	/*
+	 * Per-flow: conntrack stays on in the namespace when the owned table
+	 * goes (a crash), so the flows' entries and marks live on for the
+	 * next instance; it only counts, marks nothing (the kernel's ECMP).
+	 */
+	for (size_t i = 0; i < cfg->ndests; i++) {
+		if (cfg->dests[i].mode != DP_PER_FLOW)
+			continue;
+		dp_buf_printf(&b, "add table " DP_NFT_CT "\n");
+		dp_buf_printf(&b, "delete table " DP_NFT_CT "\n");
+		dp_buf_printf(&b, "add table " DP_NFT_CT "\n");
+		dp_buf_printf(&b, "add chain " DP_NFT_CT " out { type filter hook output priority "
+				  "mangle; policy accept; }\n");
+		dp_buf_printf(&b, "add chain " DP_NFT_CT " pre { type filter hook prerouting "
+				  "priority mangle; policy accept; }\n");
+		dp_buf_printf(&b, "add rule " DP_NFT_CT " out ct mark != 0 counter\n");
+		dp_buf_printf(&b, "add rule " DP_NFT_CT " pre ct mark != 0 counter\n");
+		break;
 	}
 	ret = nft_run(nft, &b, "table inet fare_dp");
 	dp_buf_free(&b);
@@ -169,6 +191,11 @@ int dp_nft_fini(struct dp_nft *nft)
 	/* ours ("add table" without flags would try to clear its owner flag) */
 	dp_buf_printf(&b, "delete table " DP_NFT_TABLE "\n");
 	ret = nft_run(nft, &b, "delete table inet fare_dp");
+	dp_buf_free(&b);
+	memset(&b, 0, sizeof(b));
+	dp_buf_printf(&b, "add table " DP_NFT_CT "\ndelete table " DP_NFT_CT "\n");
+	if (nft_run(nft, &b, "delete table inet fare_dp_ct") < 0)
+		ret = -EIO;
 	dp_buf_free(&b);
 	if (dp_nft_unkeep(nft) < 0)
 		ret = -EIO;

@@ -328,12 +328,17 @@ static void dest_gc(struct dpd *dpd, struct dp_dest *d)
 }
 
 /*
- * The slot map of the members in the group (and programmed). Per-flow
- * with live flows: the next new flows placed from the live counts
- * (fare_dp_fill, SUN-4), as many as the weights' slots; without: the
- * weights' interleaved cycle (fare_dp_slots), which `fare-dp plan` follows.
+ * The slot map of the members in the group (and programmed): the weights'
+ * interleaved cycle (fare_dp_slots), which `fare-dp plan` follows. With
+ * from_live, per-flow, when the live flows are off their quota (recover
+ * next-burst, flows that expired or moved): one cycle of the next new
+ * flows placed from the live counts (fare_dp_fill, SUN-4), members below
+ * their quota first; once it is used, dest_idle writes the weights' cycle
+ * again (a static map repeats: a second cycle of it would overfill them).
  */
-static void dest_slots(struct dp_dest *d)
+static bool dest_at_quota(const struct dp_dest *d);
+
+static void dest_slots(struct dp_dest *d, bool from_live)
 {
 	uint32_t w[FARE_DP_MEMBERS_MAX], live[FARE_DP_MEMBERS_MAX];
 	unsigned ks[FARE_DP_MEMBERS_MAX];
@@ -350,7 +355,9 @@ static void dest_slots(struct dp_dest *d)
 		}
 	}
 	nslots = n ? fare_dp_slots(w, n, FARE_DP_SLOTS_MAX, slots) : 0;
-	if (nslots && d->mode == DP_PER_FLOW && dest_has_flows(d))
+	d->fill = nslots && from_live && d->mode == DP_PER_FLOW && dest_has_flows(d) &&
+		  !dest_at_quota(d);
+	if (d->fill)
 		nslots = fare_dp_fill(w, live, n, nslots, slots);
 	d->nslots = nslots;
 	for (size_t s = 0; s < d->nslots; s++)
@@ -581,7 +588,7 @@ static void dest_reconcile(struct dpd *dpd, struct dp_dest *d, const struct dp_s
 
 	/* 2. the slot map, in one nft batch (numgen starts again at slot 0) */
 	dp_stamp_now(&t1);
-	dest_slots(d);
+	dest_slots(d, true);
 	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0)
 		ok = false;
 	d->placed_cycle = 0;
@@ -592,7 +599,7 @@ static void dest_reconcile(struct dpd *dpd, struct dp_dest *d, const struct dp_s
 		ok = false;
 	/* the next new flows from the counts after the moves */
 	if (moved) {
-		dest_slots(d);
+		dest_slots(d, true);
 		if (dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0)
 			ok = false;
 	}
@@ -621,11 +628,10 @@ static void reconcile_all(struct dpd *dpd, const struct dp_stamp *rx)
 static void dest_idle(struct dpd *dpd, struct dp_dest *d)
 {
 	dest_gc(dpd, d);
-	if (dest_has_flows(d) && d->programmed && d->nslots && d->placed_cycle >= d->nslots &&
-	    !dest_at_quota(d)) {
-		dest_slots(d);
+	if (d->fill && d->programmed && d->placed_cycle >= d->nslots) {
+		dest_slots(d, false);
 		if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
-			dp_dbg("%s: live flows off their quota: the next cycle from the counts",
+			dp_dbg("%s: the cycle from the live counts used: the weights' cycle",
 			       d->name);
 			d->placed_cycle = 0;
 		}
@@ -633,7 +639,7 @@ static void dest_idle(struct dpd *dpd, struct dp_dest *d)
 	}
 	if (dest_has_flows(d) || !d->placed_cycle || !d->programmed)
 		return;
-	dest_slots(d);
+	dest_slots(d, false);
 	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
 		dp_dbg("%s: no live flow: numgen cycle reset", d->name);
 		d->placed_cycle = 0;

@@ -110,6 +110,7 @@ struct dp_dest {
 	struct dp_member members[FARE_DP_MEMBERS_MAX];
 	size_t nslots;
 	uint8_t slots[FARE_DP_SLOTS_MAX]; /* member index k per slot */
+	bool fill;			  /* slots: one cycle from the live counts */
 
 	uint64_t placed, moved, expired;
 	uint64_t placed_cycle; /* flows placed since numgen was reset */
