@@ -531,6 +531,8 @@ static int nl_talk(struct dp_nl *nl, const struct nlmsghdr *nlh, mnl_cb_t cb)
 					break;
 			}
 			dp_log(4, "netlink: dump interrupted (NLM_F_DUMP_INTR)");
+			if (nl->cfg)
+				nl->cfg->rb.dumps_interrupted++;
 			return -EINTR;
 		}
 	} while (ret > MNL_CB_STOP);

@@ -256,12 +256,13 @@ static void show_robust_text(struct dp_buf *b, const struct dp_robust *rb)
 {
 	dp_buf_printf(b,
 		      "  at start: %u member(s), %u live flow(s) adopted%s\n"
-		      "  resync dumps failed %llu, retried %llu%s; conntrack failed %llu, "
-		      "retried %llu\n",
+		      "  resync dumps failed %llu, retried %llu%s, interrupted dumps %llu; "
+		      "conntrack failed %llu, retried %llu\n",
 		      rb->adopted_members, rb->adopted_flows,
 		      rb->handoff_found ? ", a previous instance's hand-off table replaced" : "",
 		      (unsigned long long)rb->resync_failed, (unsigned long long)rb->resync_retried,
-		      rb->resync_pending ? " (pending)" : "", (unsigned long long)rb->ct_failed,
+		      rb->resync_pending ? " (pending)" : "",
+		      (unsigned long long)rb->dumps_interrupted, (unsigned long long)rb->ct_failed,
 		      (unsigned long long)rb->ct_retried);
 	if (rb->faults_injected)
 		dp_buf_printf(b, "  test faults injected: %llu\n",
@@ -356,11 +357,12 @@ static void show_json(struct dp_buf *b, const struct dp_config *cfg)
 	dp_buf_printf(b,
 		      "\"robustness\":{\"adopted_members\":%u,\"adopted_flows\":%u,"
 		      "\"handoff_found\":%s,\"resync_pending\":%s,\"resync_failed\":%llu,"
-		      "\"resync_retried\":%llu,\"ct_failed\":%llu,\"ct_retried\":%llu,"
-		      "\"faults_injected\":%llu},\"destinations\":[",
+		      "\"resync_retried\":%llu,\"dumps_interrupted\":%llu,\"ct_failed\":%llu,"
+		      "\"ct_retried\":%llu,\"faults_injected\":%llu},\"destinations\":[",
 		      rb->adopted_members, rb->adopted_flows, rb->handoff_found ? "true" : "false",
 		      rb->resync_pending ? "true" : "false", (unsigned long long)rb->resync_failed,
-		      (unsigned long long)rb->resync_retried, (unsigned long long)rb->ct_failed,
+		      (unsigned long long)rb->resync_retried,
+		      (unsigned long long)rb->dumps_interrupted, (unsigned long long)rb->ct_failed,
 		      (unsigned long long)rb->ct_retried, (unsigned long long)rb->faults_injected);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		const struct dp_dest *d = &cfg->dests[i];

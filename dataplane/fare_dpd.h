@@ -134,6 +134,7 @@ struct dp_robust {
 	bool handoff_found;	  /* a previous instance's table inet fare_dp_keep */
 	bool resync_pending;	  /* the last resync dump failed: retried */
 	uint64_t resync_failed, resync_retried;
+	uint64_t dumps_interrupted;	/* NLM_F_DUMP_INTR replies (the dump is tried again) */
 	uint64_t ct_failed, ct_retried; /* conntrack catch-ups or moves */
 	uint64_t faults_injected;	/* test option FARE_DPD_TEST_FAULTS, SIGUSR1 */
 };

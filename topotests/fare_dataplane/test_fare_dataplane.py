@@ -50,6 +50,9 @@ Tests (in order; each builds on the state the previous one leaves):
   with the agent; p1 leaves the group meanwhile and every flow still
   reaches s2 through the kernel's group; a new start adopts the tables
   and marks, and every flow is on its member again.
+- test_resync_interrupted: 2000 nexthops in s1, one of them changing in a
+  loop, and resyncs (link events): the kernel interrupts nexthop dumps
+  (NLM_F_DUMP_INTR); every mapping stays, the dump is retried.
 - test_resync_failure: (test option FARE_DPD_TEST_FAULTS, SIGUSR1) a
   failed resync dump keeps every mapping and is retried; a failed
   conntrack catch-up is retried with the old weights (SUN-4 moves).
@@ -1008,6 +1011,50 @@ def test_crash_fails_open():
     d = dest_of(show(tgen), FLOW_DST + "/32")
     assert {m["mark"]: m["device"] for m in d["members"]} == dev, d["members"]
     check_egress(tgen, after, d)
+
+
+def test_resync_interrupted():
+    "Resync dumps interrupted by the kernel (NLM_F_DUMP_INTR: 2000 nexthops changing) keep every mapping, retried."
+    tgen = tgen_or_skip()
+    s1 = s1_of(tgen)
+    assert STATE.get("agent"), "fare-dpd is not running"
+    marks, d = robust_flows(tgen, "resync: 64 QPs (ports {}..) before".format(ROBUST_PORT))
+    dev = {m["mark"]: m["device"] for m in d["members"]}
+    rb0 = show(tgen).get("robustness", {})
+    # a device with a nexthop (its link events make the agent dump again), and
+    # 2000 nexthops on another, one of them added and deleted in a loop: the
+    # kernel flags the nexthop dumps that span a change (NLM_F_DUMP_INTR)
+    s1.run("ip link add fdx0 type veth peer name fdx1; ip link add fdy0 type veth peer name fdy1; "
+           "ip link set fdx0 up; ip link set fdx1 up; ip link set fdy0 up; ip link set fdy1 up; "
+           "ip nexthop add id 3999999 dev fdx0")
+    with open(path(tgen, "nh.batch"), "w") as f:
+        f.write("".join("nexthop add id {} dev fdy0\n".format(4000000 + i) for i in range(2000)))
+    try:
+        s1.run("ip -batch {}".format(path(tgen, "nh.batch")))
+        out = tap_start(tgen, "tap-intr.json", 5)
+        churn = s1.run("(end=$(($(date +%s) + 4)); while [ $(date +%s) -lt $end ]; do "
+                       "ip nexthop add id 3999998 dev fdy0; ip nexthop del id 3999998; done) "
+                       "> /dev/null 2>&1 & echo $!").strip()
+        for _ in range(12):
+            s1.run("ip link set fdx1 down; sleep 0.15; ip link set fdx1 up; "
+                   "ip nexthop replace id 3999999 dev fdx0; sleep 0.15")
+        s1.run("kill {} 2>/dev/null; wait {} 2>/dev/null".format(churn, churn))
+        seen = tap_wait(out, 5)
+        j = wait_for(lambda: show(tgen).get("robustness", {}).get("resync_pending"), False, count=20, wait=0.25)
+        j = show(tgen)
+    finally:
+        s1.run("ip link del fdx0; ip link del fdy0")
+    progs = [(x["prefix"], x["programmed"], len(in_group(x))) for x in j["destinations"]]
+    wrong = off_member(seen, marks, dev)
+    report("\nresync dumps with 2000 nexthops changing: robustness {}; destinations {}; flows off their "
+           "member meanwhile: {}".format(j.get("robustness"), progs, len(wrong)))
+    assert not wrong, "flows leaving elsewhere than their member: {}".format(wrong)
+    assert progs == [(FLOW_DST + "/32", True, 8), (PACKET_DST + "/32", True, 8)], progs
+    rb = j["robustness"]
+    # the kernel interrupted dumps (NLM_F_DUMP_INTR); a resync that failed five times is retried
+    assert rb["dumps_interrupted"] > rb0["dumps_interrupted"], rb
+    assert rb["resync_retried"] - rb0["resync_retried"] >= (1 if rb["resync_failed"] > rb0["resync_failed"] else 0), rb
+    assert not rb["resync_pending"], rb
 
 
 def test_resync_failure():
