@@ -297,9 +297,10 @@ static void flow_sweep(struct dp_ct *ct, struct dp_config *cfg)
 
 int dp_ct_sync(struct dp_ct *ct, struct dp_config *cfg)
 {
-	struct nfct_filter_dump *fd = nfct_filter_dump_create();
+	struct nfct_filter_dump *fd;
 	int ret;
 
+	fd = nfct_filter_dump_create();
 	ct->cfg = cfg;
 	ct->gen++;
 	if (fd) {
@@ -397,11 +398,13 @@ static int flow_cmp(const void *a, const void *b)
 }
 
 uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
-		    const uint32_t *target)
+		    const uint32_t *target, uint32_t *failed)
 {
 	struct dp_flow **all = NULL, **moving = NULL;
 	size_t n = 0, nmoving = 0, next = 0;
 	uint32_t moved = 0;
+
+	*failed = 0;
 
 	for (size_t i = 0; i < FLOW_BUCKETS; i++)
 		for (struct dp_flow *f = ct->flows[i]; f; f = f->next)
@@ -412,6 +415,7 @@ uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
 	moving = calloc(n, sizeof(*moving));
 	if (!all || !moving) {
 		dp_log(3, "%s: out of memory moving flows", d->name);
+		*failed = 1;
 		goto out;
 	}
 	n = 0;
@@ -440,8 +444,10 @@ uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
 			struct nf_conntrack *u = nfct_new();
 			uint32_t mark = dp_mark(cfg, d, k);
 
-			if (!u)
+			if (!u) {
+				(*failed)++;
 				break;
+			}
 			nfct_copy(u, f->tuple, NFCT_CP_ORIG);
 			if (nfct_attr_is_set(f->tuple, ATTR_ZONE))
 				nfct_set_attr_u16(u, ATTR_ZONE,
@@ -458,6 +464,9 @@ uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
 					if (d->members[f->k].live)
 						d->members[f->k].live--;
 					flow_unlink(ct, flow_slot(ct, f->id, f->tuple));
+				} else {
+					/* it stays where it is: the rebalance is retried */
+					(*failed)++;
 				}
 				continue;
 			}

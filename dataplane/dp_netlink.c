@@ -59,6 +59,7 @@ struct dp_leftover {
 	uint8_t dst[16];
 	uint32_t table;
 	uint32_t prio, mark, mask;
+	struct dp_hop hop; /* a route's (first) next hop */
 };
 
 struct dp_nl {
@@ -68,6 +69,8 @@ struct dp_nl {
 	uint32_t portid;
 	char *buf;
 	struct dp_nh *nh[NH_BUCKETS];
+
+	unsigned fail_dumps; /* test option: dumps to fail */
 
 	/* while parsing */
 	struct dp_config *cfg;
@@ -193,8 +196,15 @@ static void nh_msg(struct dp_nl *nl, const struct nlmsghdr *nlh)
 		*slot = nh->next;
 		nh_free(nh);
 	}
-	if (nlh->nlmsg_type == RTM_DELNEXTHOP)
+	if (nlh->nlmsg_type == RTM_DELNEXTHOP) {
+		/* the kernel removed the member table routes through it */
+		for (size_t i = 0; nl->cfg && i < nl->cfg->ndests; i++)
+			for (size_t k = 0; k < FARE_DP_MEMBERS_MAX; k++)
+				if (nl->cfg->dests[i].members[k].used &&
+				    nl->cfg->dests[i].members[k].nhid == id)
+					nl->cfg->dests[i].members[k].stale = true;
 		return;
+	}
 
 	nh = calloc(1, sizeof(*nh));
 	if (!nh) {
@@ -323,8 +333,13 @@ static void route_msg(struct dp_nl *nl, const struct nlmsghdr *nlh)
 			struct dp_leftover l = { .family = rtm->rtm_family,
 						 .plen = rtm->rtm_dst_len,
 						 .table = table };
+			struct dp_route r = { 0 };
 
 			memcpy(l.dst, dst, alen);
+			route_hops(&r, rtm, tb);
+			if (r.nhops)
+				l.hop = r.hops[0];
+			attr_u32(tb[RTA_NH_ID], &l.hop.nhid);
 			leftover_add(nl, &l);
 		}
 		return;
@@ -478,7 +493,25 @@ static struct nlmsghdr *nl_msg(struct dp_nl *nl, char *buf, uint16_t type, uint1
 	return nlh;
 }
 
-/* Send a request and read its replies (dump, or the ack): 0 or -errno. */
+/* Whether buf holds the end (NLMSG_DONE, NLMSG_ERROR) of request seq. */
+static bool nl_has_end(const char *buf, ssize_t n, uint32_t seq)
+{
+	int len = (int)n;
+
+	for (const struct nlmsghdr *h = (const void *)buf; mnl_nlmsg_ok(h, len);
+	     h = mnl_nlmsg_next(h, &len))
+		if (h->nlmsg_seq == seq &&
+		    (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR))
+			return true;
+	return false;
+}
+
+/*
+ * Send a request and read its replies (dump, or the ack): 0 or -errno.
+ * An interrupted dump (NLM_F_DUMP_INTR: the table changed meanwhile)
+ * returns -EINTR after reading the rest of it, so that the socket is
+ * ready for the next request.
+ */
 static int nl_talk(struct dp_nl *nl, const struct nlmsghdr *nlh, mnl_cb_t cb)
 {
 	int ret;
@@ -491,6 +524,17 @@ static int nl_talk(struct dp_nl *nl, const struct nlmsghdr *nlh, mnl_cb_t cb)
 		if (n < 0)
 			return -errno;
 		ret = mnl_cb_run(nl->buf, n, nlh->nlmsg_seq, nl->portid, cb, nl);
+		if (ret < 0 && errno == EINTR) {
+			while (!nl_has_end(nl->buf, n, nlh->nlmsg_seq)) {
+				n = mnl_socket_recvfrom(nl->req, nl->buf, DP_NL_BUF);
+				if (n < 0)
+					break;
+			}
+			dp_log(4, "netlink: dump interrupted (NLM_F_DUMP_INTR)");
+			if (nl->cfg)
+				nl->cfg->rb.dumps_interrupted++;
+			return -EINTR;
+		}
 	} while (ret > MNL_CB_STOP);
 	return ret < 0 ? -errno : 0;
 }
@@ -531,7 +575,11 @@ static int route_req(struct dp_nl *nl, uint16_t type, uint16_t flags, int family
 		rtm->rtm_scope = RT_SCOPE_NOWHERE;
 	put_addr(nlh, RTA_DST, family, dst);
 	mnl_attr_put_u32(nlh, RTA_TABLE, table);
-	if (m) {
+	if (m && m->nhid) {
+		/* through the member's nexthop object: the kernel removes the
+		 * route with it (a crashed agent leaves no stale table) */
+		mnl_attr_put_u32(nlh, RTA_NH_ID, m->nhid);
+	} else if (m) {
 		rtm->rtm_flags = m->flags;
 		if (m->ifindex)
 			mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)m->ifindex);
@@ -676,42 +724,88 @@ int dp_nl_fd(const struct dp_nl *nl)
 	return nl->ev ? mnl_socket_get_fd(nl->ev) : -1;
 }
 
-int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool cleanup)
+void dp_nl_fail_dumps(struct dp_nl *nl, unsigned n)
 {
-	struct nhmsg nhm = { .nh_family = AF_UNSPEC };
-	struct rtmsg rtm = { .rtm_family = AF_UNSPEC };
-	struct fib_rule_hdr frh = { .family = AF_UNSPEC };
-	int ret;
+	nl->fail_dumps += n;
+}
 
-	nh_flush(nl);
-	for (size_t i = 0; i < cfg->ndests; i++)
-		cfg->dests[i].route.present = false;
-	nl->cfg = cfg;
-	nl->dumping = true;
-	nl->cleanup = cleanup;
-	nl->nleft = 0;
-	ret = nl_dump(nl, RTM_GETNEXTHOP, &nhm, sizeof(nhm));
-	/* kernels without nexthop objects answer EINVAL or EOPNOTSUPP */
-	if (ret < 0 && ret != -EINVAL && ret != -EOPNOTSUPP)
-		dp_log(4, "netlink: nexthop dump: %s", strerror(-ret));
-	ret = nl_dump(nl, RTM_GETROUTE, &rtm, sizeof(rtm));
-	if (ret < 0)
-		dp_log(3, "netlink: route dump: %s", strerror(-ret));
-	if (ret == 0 && cleanup) {
-		int r = nl_dump(nl, RTM_GETRULE, &frh, sizeof(frh));
+/* Leftover l as member (d, k) of this config, or false: remove it. */
+static bool leftover_member(const struct dp_config *cfg, const struct dp_leftover *l, size_t *d,
+			    unsigned *k)
+{
+	const struct dp_dest *dest;
+	uint32_t off;
 
-		if (r < 0)
-			dp_log(4, "netlink: rule dump: %s", strerror(-r));
-	}
-	nl->dumping = false;
-	nl->cleanup = false;
+	if (l->table < cfg->table_base)
+		return false;
+	off = l->table - cfg->table_base;
+	if (off / DP_MEMBER_STRIDE >= cfg->ndests)
+		return false;
+	*d = off / DP_MEMBER_STRIDE;
+	*k = off % DP_MEMBER_STRIDE;
+	dest = &cfg->dests[*d];
+	if (*k >= FARE_DP_MEMBERS_MAX || l->family != dest->family)
+		return false;
+	if (l->rule)
+		return l->prio == cfg->rule_priority;
+	return l->plen == dest->plen &&
+	       !memcmp(l->dst, dest->addr, dest->family == AF_INET ? 4 : 16);
+}
 
-	size_t routes = 0, rules = 0, failed = 0;
+static struct dp_adopt *adopt_slot(struct dp_adopt **list, size_t *n, size_t d, unsigned k)
+{
+	struct dp_adopt *p;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*list)[i].d == d && (*list)[i].k == k)
+			return &(*list)[i];
+	p = realloc(*list, (*n + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	*list = p;
+	p = &p[(*n)++];
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	p->k = k;
+	return p;
+}
+
+/*
+ * The routes and rules a previous instance left: this config's members
+ * into *adopted, the rest removed.
+ */
+static void leftovers(struct dp_nl *nl, const struct dp_config *cfg, struct dp_adopt **adopted,
+		      size_t *nadopted)
+{
+	size_t routes = 0, rules = 0, failed = 0, kept = 0;
 
 	for (size_t i = 0; i < nl->nleft; i++) {
 		const struct dp_leftover *l = &nl->left[i];
+		struct dp_adopt *a;
+		size_t d;
+		unsigned k;
 		int r;
 
+		if (adopted && leftover_member(cfg, l, &d, &k) &&
+		    (a = adopt_slot(adopted, nadopted, d, k))) {
+			kept++;
+			if (l->rule) {
+				a->rule = true;
+				continue;
+			}
+			a->route = true;
+			a->hop = l->hop;
+			if (l->hop.nhid) {
+				const struct dp_nh *nh = nh_find(nl, l->hop.nhid);
+
+				if (nh && !nh->group) {
+					a->hop.ifindex = nh->oif;
+					a->hop.gw = nh->gw;
+					a->hop.flags = nh->flags;
+				}
+			}
+			continue;
+		}
 		if (l->rule)
 			r = rule_req(nl, RTM_DELRULE, 0, l->family, l->prio, l->mark, l->mask,
 				     l->table);
@@ -725,11 +819,71 @@ int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool cleanup)
 		else
 			routes++;
 	}
-	if (nl->nleft)
+	if (kept)
+		dp_log(6, "adopted %zu route(s) and rule(s) of a previous instance", kept);
+	if (routes + rules + failed)
 		dp_log(6, "removed %zu route(s) and %zu rule(s) left by a previous instance%s",
 		       routes, rules, failed ? " (some could not be removed)" : "");
 	nl->nleft = 0;
-	return ret;
+}
+
+int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool adopt, struct dp_adopt **adopted,
+	       size_t *nadopted)
+{
+	struct nhmsg nhm = { .nh_family = AF_UNSPEC };
+	struct rtmsg rtm = { .rtm_family = AF_UNSPEC };
+	struct fib_rule_hdr frh = { .family = AF_UNSPEC };
+	struct dp_route *saved = malloc(sizeof(*saved) * (cfg->ndests ? cfg->ndests : 1));
+	int ret, nret;
+
+	if (adopted) {
+		*adopted = NULL;
+		*nadopted = 0;
+	}
+	if (!saved)
+		return -1;
+	nh_flush(nl);
+	for (size_t i = 0; i < cfg->ndests; i++) {
+		saved[i] = cfg->dests[i].route;
+		cfg->dests[i].route.present = false;
+	}
+	nl->cfg = cfg;
+	nl->dumping = true;
+	nl->cleanup = adopt;
+	nl->nleft = 0;
+	nret = nl_dump(nl, RTM_GETNEXTHOP, &nhm, sizeof(nhm));
+	/* kernels without nexthop objects answer EINVAL or EOPNOTSUPP */
+	if (nret == -EINVAL || nret == -EOPNOTSUPP)
+		nret = 0;
+	if (nret < 0)
+		dp_log(3, "netlink: nexthop dump: %s", strerror(-nret));
+	ret = nl_dump(nl, RTM_GETROUTE, &rtm, sizeof(rtm));
+	if (ret == 0 && nl->fail_dumps) {
+		nl->fail_dumps--;
+		ret = -EIO;
+		dp_log(4, "netlink: route dump: injected failure (test option)");
+	} else if (ret < 0) {
+		dp_log(3, "netlink: route dump: %s", strerror(-ret));
+	}
+	if (ret == 0 && nret == 0 && adopt) {
+		int r = nl_dump(nl, RTM_GETRULE, &frh, sizeof(frh));
+
+		if (r < 0)
+			dp_log(4, "netlink: rule dump: %s", strerror(-r));
+	}
+	nl->dumping = false;
+	nl->cleanup = false;
+	if (ret < 0 || nret < 0) {
+		/* a partial view: the routes as they were; dump again later */
+		for (size_t i = 0; i < cfg->ndests; i++)
+			cfg->dests[i].route = saved[i];
+		free(saved);
+		nl->nleft = 0;
+		return -1;
+	}
+	free(saved);
+	leftovers(nl, cfg, adopt ? adopted : NULL, nadopted);
+	return 0;
 }
 
 int dp_nl_read(struct dp_nl *nl, struct dp_config *cfg, bool *changed, bool *resync,

@@ -253,6 +253,24 @@ static void dest_quota(const struct dp_dest *d, uint32_t *quota_by_k)
 		quota_by_k[ks[i]] = q[i];
 }
 
+/* Restarts and failures (dataplane/DESIGN.md, "Restart, crash, failures") */
+static void show_robust_text(struct dp_buf *b, const struct dp_robust *rb)
+{
+	dp_buf_printf(b,
+		      "  at start: %u member(s), %u live flow(s) adopted%s\n"
+		      "  resync dumps failed %llu, retried %llu%s, interrupted dumps %llu; "
+		      "conntrack failed %llu, retried %llu\n",
+		      rb->adopted_members, rb->adopted_flows,
+		      rb->handoff_found ? ", a previous instance's hand-off table replaced" : "",
+		      (unsigned long long)rb->resync_failed, (unsigned long long)rb->resync_retried,
+		      rb->resync_pending ? " (pending)" : "",
+		      (unsigned long long)rb->dumps_interrupted, (unsigned long long)rb->ct_failed,
+		      (unsigned long long)rb->ct_retried);
+	if (rb->faults_injected)
+		dp_buf_printf(b, "  test faults injected: %llu\n",
+			      (unsigned long long)rb->faults_injected);
+}
+
 static void show_text(struct dp_buf *b, const struct dp_config *cfg)
 {
 	dp_buf_printf(b,
@@ -260,12 +278,14 @@ static void show_text(struct dp_buf *b, const struct dp_config *cfg)
 		      "rule-priority %u\n",
 		      cfg->ndests, cfg->mark_base, cfg->mark_mask, cfg->table_base,
 		      cfg->rule_priority);
+	show_robust_text(b, &cfg->rb);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		const struct dp_dest *d = &cfg->dests[i];
 		uint32_t quota[FARE_DP_MEMBERS_MAX], live = 0;
 
 		dest_quota(d, quota);
-		dp_buf_printf(b, "\ndestination %s %s", d->name, mode_str(d->mode));
+		dp_buf_printf(b, "\ndestination %s %s%s", d->name, mode_str(d->mode),
+			      d->pend ? " (rebalance pending)" : "");
 		if (d->udp_port)
 			dp_buf_printf(b, " udp-port %u", d->udp_port);
 		if (d->mode == DP_PER_FLOW) {
@@ -333,10 +353,20 @@ static void json_time(struct dp_buf *b, const char *key, const struct timespec *
 
 static void show_json(struct dp_buf *b, const struct dp_config *cfg)
 {
-	dp_buf_printf(b,
-		      "{\"mark_base\":%u,\"mark_mask\":%u,\"table_base\":%u,\"rule_priority\":%u,"
-		      "\"destinations\":[",
+	const struct dp_robust *rb = &cfg->rb;
+
+	dp_buf_printf(b, "{\"mark_base\":%u,\"mark_mask\":%u,\"table_base\":%u,\"rule_priority\":%u,",
 		      cfg->mark_base, cfg->mark_mask, cfg->table_base, cfg->rule_priority);
+	dp_buf_printf(b,
+		      "\"robustness\":{\"adopted_members\":%u,\"adopted_flows\":%u,"
+		      "\"handoff_found\":%s,\"resync_pending\":%s,\"resync_failed\":%llu,"
+		      "\"resync_retried\":%llu,\"dumps_interrupted\":%llu,\"ct_failed\":%llu,"
+		      "\"ct_retried\":%llu,\"faults_injected\":%llu},\"destinations\":[",
+		      rb->adopted_members, rb->adopted_flows, rb->handoff_found ? "true" : "false",
+		      rb->resync_pending ? "true" : "false", (unsigned long long)rb->resync_failed,
+		      (unsigned long long)rb->resync_retried,
+		      (unsigned long long)rb->dumps_interrupted, (unsigned long long)rb->ct_failed,
+		      (unsigned long long)rb->ct_retried, (unsigned long long)rb->faults_injected);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		const struct dp_dest *d = &cfg->dests[i];
 		uint32_t quota[FARE_DP_MEMBERS_MAX], live = 0;
@@ -348,10 +378,11 @@ static void show_json(struct dp_buf *b, const struct dp_config *cfg)
 		dp_buf_printf(b,
 			      ",\"index\":%u,\"mode\":\"%s\",\"udp_port\":%u,\"idle\":%u,"
 			      "\"recover\":\"%s\",\"route\":%s,\"group\":%u,\"slots\":%zu,"
-			      "\"programmed\":%s,\"members\":[",
+			      "\"programmed\":%s,\"rebalance_pending\":%s,\"members\":[",
 			      d->idx, mode_str(d->mode), d->udp_port, d->idle,
 			      recover_str(d->recover), d->route.present ? "true" : "false",
-			      d->group, d->nslots, d->programmed && !d->dirty ? "true" : "false");
+			      d->group, d->nslots, d->programmed && !d->dirty ? "true" : "false",
+			      d->pend ? "true" : "false");
 		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
 			const struct dp_member *m = &d->members[k];
 			char dev[IF_NAMESIZE + 8], gw[INET6_ADDRSTRLEN];

@@ -9,6 +9,13 @@
  *
  * usage: fare-dpd [-f CONFIG] [-s SOCKET] [-d]
  * Runs in the foreground, one instance per network namespace.
+ *
+ * Restart, crash, failures (dataplane/DESIGN.md): SIGTERM, SIGINT stop
+ * and remove everything; SIGUSR2 (systemd's RestartKillSignal) exits for
+ * a restart, leaving the mapping in place for the next instance, which
+ * adopts it; a crash fails open (the nftables table is owned by the
+ * process). Under systemd: Type=notify, READY=1 and WATCHDOG=1 over
+ * $NOTIFY_SOCKET.
  */
 #define _GNU_SOURCE /* accept4, ppoll */
 #include <errno.h>
@@ -30,7 +37,10 @@
 #define CLIENTS_MAX	16
 #define CLIENT_TIMEOUT	5000 /* ms */
 #define CLIENT_LINE_MAX 512
-#define RETRY_INTERVAL	5000 /* ms, programming that failed */
+#define RETRY_INTERVAL	1000 /* ms, programming, a resync or a rebalance that failed */
+#define HANDOFF_GRACE	30   /* s, the mapping kept for the next instance (SIGUSR2) */
+/* test option: SIGUSR1 makes the next resync dump and conntrack catch-up fail */
+#define TEST_FAULTS_ENV "FARE_DPD_TEST_FAULTS"
 
 struct client {
 	int fd;
@@ -51,13 +61,56 @@ struct dpd {
 	int lock_fd;
 	int listen_fd;
 	struct client clients[CLIENTS_MAX];
+	bool keep_pending;    /* a previous instance's hand-off table to delete */
+	bool test_faults;     /* TEST_FAULTS_ENV set */
+	unsigned ct_fail;     /* test option: conntrack catch-ups to fail */
+	uint64_t watchdog_ms; /* 0: no systemd watchdog */
 };
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, fault_signal;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGUSR1)
+		fault_signal = 1;
+	else
+		stop_signal = sig;
+}
+
+/* ---- systemd: sd_notify(3) by hand, over $NOTIFY_SOCKET ---- */
+
+static void sd_notify_msg(const char *msg)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path) ||
+	    (path[0] != '/' && path[0] != '@'))
+		return;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0'; /* abstract */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, len) < 0)
+		dp_dbg("sd_notify %s: %s", msg, strerror(errno));
+	close(fd);
+}
+
+/* WatchdogSec=: WATCHDOG_USEC (for this process: WATCHDOG_PID), kicked at half of it */
+static uint64_t sd_watchdog_ms(void)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+	unsigned long long v;
+
+	if (!usec || (pid && strtol(pid, NULL, 10) != (long)getpid()))
+		return 0;
+	v = strtoull(usec, NULL, 10);
+	return v / 2000;
 }
 
 /* ---- configuration ---- */
@@ -236,7 +289,8 @@ static int member_alloc(struct dp_dest *d, const struct dp_hop *h)
 	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
 		struct dp_member *m = &d->members[k];
 
-		if (m->used)
+		/* not a mark still carried by flows of a member gone (adoption) */
+		if (m->used || m->live)
 			continue;
 		memset(m, 0, sizeof(*m));
 		m->used = true;
@@ -270,12 +324,48 @@ static void dest_gc(struct dpd *dpd, struct dp_dest *d)
 	}
 }
 
-/* The slot map of the members in the group (and programmed). */
-static void dest_slots(struct dp_dest *d)
+/*
+ * The slot map of the members in the group (and programmed): the weights'
+ * interleaved cycle (fare_dp_slots), which `fare-dp plan` follows. With
+ * from_live, per-flow, when the live flows are off their quota (recover
+ * next-burst, flows that expired or moved): one cycle of the next new
+ * flows placed from the live counts (fare_dp_fill, SUN-4), members below
+ * their quota first; once it is used, dest_idle writes the weights' cycle
+ * again (a static map repeats: a second cycle of it would overfill them).
+ */
+static bool dest_at_quota(const struct dp_dest *d);
+
+static void dest_slots(struct dp_dest *d, bool from_live)
 {
-	uint32_t w[FARE_DP_MEMBERS_MAX];
+	uint32_t w[FARE_DP_MEMBERS_MAX], live[FARE_DP_MEMBERS_MAX];
 	unsigned ks[FARE_DP_MEMBERS_MAX];
 	uint8_t slots[FARE_DP_SLOTS_MAX];
+	size_t n = 0, nslots;
+
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		const struct dp_member *m = &d->members[k];
+
+		if (m->used && m->in_group && m->weight && m->programmed) {
+			w[n] = m->weight;
+			live[n] = m->live;
+			ks[n++] = k;
+		}
+	}
+	nslots = n ? fare_dp_slots(w, n, FARE_DP_SLOTS_MAX, slots) : 0;
+	d->fill = nslots && from_live && d->mode == DP_PER_FLOW && dest_has_flows(d) &&
+		  !dest_at_quota(d);
+	if (d->fill)
+		nslots = fare_dp_fill(w, live, n, nslots, slots);
+	d->nslots = nslots;
+	for (size_t s = 0; s < d->nslots; s++)
+		d->slots[s] = (uint8_t)ks[slots[s]];
+}
+
+/* Per-flow: the live counts of the usable members at their quota. */
+static bool dest_at_quota(const struct dp_dest *d)
+{
+	uint32_t w[FARE_DP_MEMBERS_MAX], live[FARE_DP_MEMBERS_MAX], q[FARE_DP_MEMBERS_MAX],
+		total = 0;
 	size_t n = 0;
 
 	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
@@ -283,12 +373,13 @@ static void dest_slots(struct dp_dest *d)
 
 		if (m->used && m->in_group && m->weight && m->programmed) {
 			w[n] = m->weight;
-			ks[n++] = k;
+			live[n] = m->live;
+			total += m->live;
+			n++;
 		}
 	}
-	d->nslots = n ? fare_dp_slots(w, n, FARE_DP_SLOTS_MAX, slots) : 0;
-	for (size_t s = 0; s < d->nslots; s++)
-		d->slots[s] = (uint8_t)ks[slots[s]];
+	fare_dp_quota(w, n, total, q);
+	return !memcmp(q, live, n * sizeof(*q));
 }
 
 static void dest_record(struct dp_dest *d, const struct dp_stamp *rx, uint32_t moved)
@@ -343,9 +434,80 @@ static int ct_catch_up(struct dpd *dpd)
 {
 	uint64_t idle;
 
+	if (dpd->ct_fail) {
+		dpd->ct_fail--;
+		dp_log(LOG_WARNING, "conntrack catch-up: injected failure (test option)");
+		return -1;
+	}
 	if (dp_ct_read(dpd->ct, &dpd->cfg, &idle) < 0)
 		return dp_ct_sync(dpd->ct, &dpd->cfg);
 	return dp_ct_refresh(dpd->ct, &dpd->cfg);
+}
+
+/*
+ * SUN-4: re-mark the flows a weight change releases. oldw: the weights
+ * the flows were placed with, by member. When the conntrack catch-up or a
+ * move fails, the old weights are kept (pend_old) and the rebalance is
+ * retried (the destination stays dirty): false.
+ */
+static bool dest_rebalance(struct dpd *dpd, struct dp_dest *d, const uint32_t *oldw, uint32_t *moved)
+{
+	uint32_t ow[FARE_DP_MEMBERS_MAX], nw[FARE_DP_MEMBERS_MAX], cnt[FARE_DP_MEMBERS_MAX],
+		tgt[FARE_DP_MEMBERS_MAX], target[FARE_DP_MEMBERS_MAX] = { 0 }, wsum = 0, failed = 0;
+	unsigned ks[FARE_DP_MEMBERS_MAX];
+	size_t n = 0;
+
+	if (!d->pend)
+		memcpy(d->pend_old, oldw, sizeof(d->pend_old));
+	if (ct_catch_up(dpd) < 0) {
+		dp_log(LOG_WARNING, "%s: conntrack catch-up failed: the rebalance is retried",
+		       d->name);
+		dpd->cfg.rb.ct_failed++;
+		d->pend = true;
+		return false;
+	}
+	for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
+		const struct dp_member *m = &d->members[k];
+
+		/*
+		 * a mark of no member (a previous instance's member whose
+		 * table went while no agent ran): its flows are released
+		 */
+		if (!m->used && m->live) {
+			ow[n] = 1;
+			nw[n] = 0;
+			cnt[n] = m->live;
+			ks[n++] = k;
+			continue;
+		}
+		if (!m->used)
+			continue;
+		ow[n] = d->pend_old[k];
+		nw[n] = m->in_group && m->programmed ? m->weight : 0;
+		cnt[n] = m->live;
+		wsum += nw[n];
+		ks[n++] = k;
+	}
+	if (wsum && dest_has_flows(d)) {
+		fare_dp_rebalance(ow, nw, n, cnt, d->recover, tgt);
+		for (size_t i = 0; i < n; i++)
+			target[ks[i]] = tgt[i];
+		*moved = dp_ct_move(dpd->ct, &dpd->cfg, d, target, &failed);
+		d->moved += *moved;
+	}
+	if (failed) {
+		dp_log(LOG_WARNING, "%s: %u flow(s) could not be moved: the rebalance is retried",
+		       d->name, failed);
+		dpd->cfg.rb.ct_failed++;
+		d->pend = true;
+		return false;
+	}
+	if (d->pend) {
+		dpd->cfg.rb.ct_retried++;
+		dp_log(LOG_INFO, "%s: rebalance retried: done", d->name);
+	}
+	d->pend = false;
+	return true;
 }
 
 static void dest_reconcile(struct dpd *dpd, struct dp_dest *d, const struct dp_stamp *rx)
@@ -379,6 +541,9 @@ static void dest_reconcile(struct dpd *dpd, struct dp_dest *d, const struct dp_s
 		}
 		neww[k] += hops[i].weight;
 		newin[k] = true;
+		/* its table route goes through the nexthop object: a new one, a new route */
+		if (d->members[k].programmed && d->members[k].nhid != hops[i].nhid)
+			d->members[k].stale = true;
 		d->members[k].nhid = hops[i].nhid;
 	}
 
@@ -420,37 +585,20 @@ static void dest_reconcile(struct dpd *dpd, struct dp_dest *d, const struct dp_s
 
 	/* 2. the slot map, in one nft batch (numgen starts again at slot 0) */
 	dp_stamp_now(&t1);
-	dest_slots(d);
+	dest_slots(d, true);
 	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0)
 		ok = false;
 	d->placed_cycle = 0;
 	dp_stamp_now(&t2);
 
 	/* 3. per-flow: re-mark exactly the released flows */
-	if (d->mode == DP_PER_FLOW && dpd->ct && ct_catch_up(dpd) == 0 && dest_has_flows(d)) {
-		uint32_t ow[FARE_DP_MEMBERS_MAX], nw[FARE_DP_MEMBERS_MAX], cnt[FARE_DP_MEMBERS_MAX],
-			tgt[FARE_DP_MEMBERS_MAX], target[FARE_DP_MEMBERS_MAX] = { 0 }, wsum = 0;
-		unsigned ks[FARE_DP_MEMBERS_MAX];
-		size_t n = 0;
-
-		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
-			const struct dp_member *m = &d->members[k];
-
-			if (!m->used)
-				continue;
-			ow[n] = oldw[k];
-			nw[n] = m->in_group && m->programmed ? m->weight : 0;
-			cnt[n] = m->live;
-			wsum += nw[n];
-			ks[n++] = k;
-		}
-		if (wsum) {
-			fare_dp_rebalance(ow, nw, n, cnt, d->recover, tgt);
-			for (size_t i = 0; i < n; i++)
-				target[ks[i]] = tgt[i];
-			moved = dp_ct_move(dpd->ct, &dpd->cfg, d, target);
-			d->moved += moved;
-		}
+	if (d->mode == DP_PER_FLOW && dpd->ct && !dest_rebalance(dpd, d, oldw, &moved))
+		ok = false;
+	/* the next new flows from the counts after the moves */
+	if (moved) {
+		dest_slots(d, true);
+		if (dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0)
+			ok = false;
 	}
 
 	/* 4. members that left the group and carry no flow */
@@ -469,13 +617,26 @@ static void reconcile_all(struct dpd *dpd, const struct dp_stamp *rx)
 		dest_reconcile(dpd, &dpd->cfg.dests[i], rx);
 }
 
-/* A per-flow destination without live flows: the next burst starts at slot 0. */
+/*
+ * A per-flow destination without live flows: the next burst starts at
+ * slot 0. With live flows off their quota once a cycle of the map is
+ * used: the next one from the live counts (fare_dp_fill).
+ */
 static void dest_idle(struct dpd *dpd, struct dp_dest *d)
 {
 	dest_gc(dpd, d);
+	if (d->fill && d->programmed && d->placed_cycle >= d->nslots) {
+		dest_slots(d, false);
+		if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
+			dp_dbg("%s: the cycle from the live counts used: the weights' cycle",
+			       d->name);
+			d->placed_cycle = 0;
+		}
+		return;
+	}
 	if (dest_has_flows(d) || !d->placed_cycle || !d->programmed)
 		return;
-	dest_slots(d);
+	dest_slots(d, false);
 	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
 		dp_dbg("%s: no live flow: numgen cycle reset", d->name);
 		d->placed_cycle = 0;
@@ -706,11 +867,131 @@ static void ctl_accept(struct dpd *dpd)
 	}
 }
 
+/* ---- restart, crash, failures ---- */
+
+/*
+ * At start: the member tables and rules a previous instance left, as
+ * members again (same index, so the same mark and table), programmed, with
+ * the weights the kernel's group gives them now (a member no longer in it:
+ * weight 1, it gives up its flows at the first rebalance). The first
+ * reconcile then writes the slot map and moves no flow unless the group
+ * changed.
+ */
+static void adopt_members(struct dpd *dpd, const struct dp_adopt *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct dp_dest *d = &dpd->cfg.dests[a[i].d];
+		struct dp_member *m = &d->members[a[i].k];
+
+		if (!a[i].route || !a[i].hop.ifindex || member_find(d, &a[i].hop) >= 0) {
+			/* a rule without its table route (the nexthop went): removed */
+			dp_nl_member_del(dpd->nl, &dpd->cfg, d, a[i].k);
+			continue;
+		}
+		memset(m, 0, sizeof(*m));
+		m->used = m->in_group = true;
+		m->programmed = a[i].rule; /* a missing rule: added again */
+		m->ifindex = a[i].hop.ifindex;
+		m->gw = a[i].hop.gw;
+		m->flags = a[i].hop.flags;
+		m->nhid = a[i].hop.nhid;
+		m->weight = 1;
+		d->programmed = d->dirty = true;
+		dpd->cfg.rb.adopted_members++;
+	}
+	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+		struct dp_dest *d = &dpd->cfg.dests[i];
+		struct dp_hop hops[DP_HOPS_MAX];
+		uint32_t group;
+		int nh;
+
+		if (!d->programmed)
+			continue;
+		nh = dp_nl_resolve(dpd->nl, d, hops, DP_HOPS_MAX, &group);
+		d->group = group;
+		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++)
+			if (d->members[k].used) {
+				uint32_t w = 0;
+
+				for (int h = 0; h < nh; h++)
+					if (hops[h].ifindex == d->members[k].ifindex &&
+					    dp_gw_equal(&hops[h].gw, &d->members[k].gw))
+						w += hops[h].weight;
+				d->members[k].weight = w ? w : 1;
+			}
+	}
+}
+
+/* Dump routes and nexthops again; on failure keep the mapping and retry. */
+static void dpd_resync(struct dpd *dpd, const struct dp_stamp *rx)
+{
+	if (dp_nl_dump(dpd->nl, &dpd->cfg, false, NULL, NULL) < 0) {
+		dpd->cfg.rb.resync_failed++;
+		if (!dpd->cfg.rb.resync_pending)
+			dp_log(LOG_WARNING,
+			       "netlink: resync dump failed: the mappings stay as they are, "
+			       "retrying every %d ms",
+			       RETRY_INTERVAL);
+		dpd->cfg.rb.resync_pending = true;
+		return;
+	}
+	if (dpd->cfg.rb.resync_pending) {
+		dpd->cfg.rb.resync_retried++;
+		dp_log(LOG_INFO, "netlink: resync dump retried: done");
+	}
+	dpd->cfg.rb.resync_pending = false;
+	reconcile_all(dpd, rx);
+}
+
+/* The previous instance's hand-off table, once every mapping is ours. */
+static void unkeep(struct dpd *dpd)
+{
+	int r;
+
+	for (size_t i = 0; i < dpd->cfg.ndests; i++)
+		if (dpd->cfg.dests[i].dirty)
+			return;
+	r = dp_nft_unkeep(dpd->nft);
+	if (r < 0)
+		return;
+	if (r > 0) {
+		dpd->cfg.rb.handoff_found = true;
+		dp_log(LOG_INFO, "the previous instance's table inet fare_dp_keep: replaced");
+	}
+	dpd->keep_pending = false;
+}
+
+/* Test option: the next resync dump and conntrack catch-up fail; resync now. */
+static void inject_faults(struct dpd *dpd)
+{
+	struct dp_stamp now;
+
+	fault_signal = 0;
+	if (!dpd->test_faults) {
+		dp_log(LOG_WARNING, "SIGUSR1 ignored (test faults need " TEST_FAULTS_ENV "=1)");
+		return;
+	}
+	dpd->cfg.rb.faults_injected++;
+	dp_log(LOG_WARNING, "test option: the next resync dump and conntrack catch-up fail");
+	dp_nl_fail_dumps(dpd->nl, 1);
+	if (dpd->ct)
+		dpd->ct_fail++;
+	dp_stamp_now(&now);
+	dpd_resync(dpd, &now);
+}
+
 /* ---- main ---- */
 
-static void cleanup(struct dpd *dpd)
+/*
+ * remove: a clean stop (SIGTERM, SIGINT): the tables, rules and the nft
+ * table go. Otherwise (SIGUSR2, a fatal error) they stay for the next
+ * instance; the owned nft table goes with the process all the same, so
+ * until then the kernel's ECMP carries the flows, except after SIGUSR2,
+ * whose hand-off table keeps the mapping HANDOFF_GRACE seconds.
+ */
+static void cleanup(struct dpd *dpd, bool remove)
 {
-	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
+	for (size_t i = 0; remove && i < dpd->cfg.ndests; i++) {
 		struct dp_dest *d = &dpd->cfg.dests[i];
 
 		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++)
@@ -718,7 +999,8 @@ static void cleanup(struct dpd *dpd)
 				member_free(dpd, d, k);
 	}
 	if (dpd->nft) {
-		dp_nft_fini(dpd->nft);
+		if (remove)
+			dp_nft_fini(dpd->nft);
 		dp_nft_close(dpd->nft);
 	}
 	dp_ct_close(dpd->ct);
@@ -745,6 +1027,8 @@ static void usage(FILE *f)
 
 static int setup(struct dpd *dpd)
 {
+	struct dp_adopt *adopted = NULL;
+	size_t nadopted = 0;
 	struct dp_stamp now;
 	bool per_flow = false;
 
@@ -774,11 +1058,21 @@ static int setup(struct dpd *dpd)
 			return -1;
 	}
 	dp_stamp_now(&now);
-	if (dp_nl_dump(dpd->nl, &dpd->cfg, true) < 0)
+	if (dp_nl_dump(dpd->nl, &dpd->cfg, true, &adopted, &nadopted) < 0)
 		return -1;
+	adopt_members(dpd, adopted, nadopted);
+	free(adopted);
 	if (dpd->ct)
 		dp_ct_sync(dpd->ct, &dpd->cfg);
+	for (size_t i = 0; i < dpd->cfg.ndests; i++)
+		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++)
+			dpd->cfg.rb.adopted_flows += dpd->cfg.dests[i].members[k].live;
+	if (dpd->cfg.rb.adopted_members)
+		dp_log(LOG_INFO, "restart: %u member(s) and %u live flow(s) adopted",
+		       dpd->cfg.rb.adopted_members, dpd->cfg.rb.adopted_flows);
 	reconcile_all(dpd, &now);
+	dpd->keep_pending = true;
+	unkeep(dpd);
 	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
 		struct dp_dest *d = &dpd->cfg.dests[i];
 
@@ -823,19 +1117,20 @@ static void ct_idle(struct dpd *dpd, uint64_t idle)
 	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
 		struct dp_dest *d = &dpd->cfg.dests[i];
 
-		if (d->mode == DP_PER_FLOW && ((idle & (1ull << i)) || !dest_has_flows(d)))
+		if (d->mode == DP_PER_FLOW)
 			dest_idle(dpd, d);
 	}
 }
 
-static void loop(struct dpd *dpd)
+/* The event loop, until a signal (0) or a fatal error (-1). */
+static int loop(struct dpd *dpd)
 {
-	struct dp_stamp last_retry, last_reap;
+	struct dp_stamp last_retry, last_reap, last_watchdog;
 	sigset_t empty;
 
 	sigemptyset(&empty);
 	dp_stamp_now(&last_retry);
-	last_reap = last_retry;
+	last_reap = last_watchdog = last_retry;
 	while (!stop_signal) {
 		struct pollfd pfd[3 + CLIENTS_MAX];
 		struct client *pc[3 + CLIENTS_MAX];
@@ -862,20 +1157,23 @@ static void loop(struct dpd *dpd)
 		ret = ppoll(pfd, n, &timeout, &empty);
 		if (ret < 0 && errno != EINTR) {
 			dp_log(LOG_ERR, "poll: %s", strerror(errno));
-			break;
+			return -1;
 		}
 		if (stop_signal)
 			break;
+		if (fault_signal)
+			inject_faults(dpd);
 
 		if (ret > 0 && pfd[0].revents) {
 			bool changed = false, resync = false;
 			struct dp_stamp rx;
 
 			if (dp_nl_read(dpd->nl, &dpd->cfg, &changed, &resync, &rx) < 0)
-				break;
-			if (resync)
-				dp_nl_dump(dpd->nl, &dpd->cfg, false);
-			if (changed || resync)
+				return -1;
+			/* after a failed dump, only a good one (the cache is partial) */
+			if (resync || (changed && dpd->cfg.rb.resync_pending))
+				dpd_resync(dpd, &rx);
+			else if (changed)
 				reconcile_all(dpd, &rx);
 		}
 		if (ret > 0 && pfd[1].revents && dpd->ct) {
@@ -897,8 +1195,12 @@ static void loop(struct dpd *dpd)
 					client_read(dpd, pc[i]);
 			}
 
-		/* timers: expiry sweep, stale clients, failed programming */
+		/* timers: watchdog, expiry sweep, stale clients, failed programming */
 		dp_stamp_now(&now);
+		if (dpd->watchdog_ms && dp_stamp_ms(&last_watchdog, &now) >= dpd->watchdog_ms) {
+			last_watchdog = now;
+			sd_notify_msg("WATCHDOG=1");
+		}
 		if (reap && dp_stamp_ms(&last_reap, &now) >= reap) {
 			last_reap = now;
 			if (dp_ct_refresh(dpd->ct, &dpd->cfg) == 0)
@@ -913,13 +1215,20 @@ static void loop(struct dpd *dpd)
 		if (dp_stamp_ms(&last_retry, &now) < RETRY_INTERVAL)
 			continue;
 		last_retry = now;
+		if (dpd->cfg.rb.resync_pending) {
+			dpd_resync(dpd, &now);
+			continue;
+		}
 		for (size_t i = 0; i < dpd->cfg.ndests; i++) {
 			struct dp_dest *d = &dpd->cfg.dests[i];
 
 			if (d->dirty)
 				dest_reconcile(dpd, d, &now);
 		}
+		if (dpd->keep_pending)
+			unkeep(dpd);
 	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -931,6 +1240,8 @@ int main(int argc, char **argv)
 	int opt, rc = 0;
 
 	dpd.sock_path = DP_DEFAULT_SOCKET;
+	dpd.test_faults = getenv(TEST_FAULTS_ENV) && *getenv(TEST_FAULTS_ENV) &&
+			  strcmp(getenv(TEST_FAULTS_ENV), "0");
 	dpd.lock_fd = dpd.listen_fd = -1;
 	for (size_t i = 0; i < CLIENTS_MAX; i++)
 		dpd.clients[i].fd = -1;
@@ -969,22 +1280,45 @@ int main(int argc, char **argv)
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
+	sigaddset(&block, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 
 	if (setup(&dpd) < 0) {
+		/* leave what a previous instance left for the next start to adopt */
 		rc = 1;
 	} else {
 		dp_log(LOG_INFO, "running: %zu destination(s), control socket %s", dpd.cfg.ndests,
 		       dpd.sock_path);
-		loop(&dpd);
-		if (stop_signal)
-			dp_log(LOG_INFO, "%s: cleaning up", strsignal(stop_signal));
+		dpd.watchdog_ms = sd_watchdog_ms();
+		sd_notify_msg("READY=1");
+		if (loop(&dpd) < 0)
+			rc = 1;
 	}
-	cleanup(&dpd);
+	if (stop_signal == SIGUSR2 && !rc) {
+		/* a planned restart: the mapping stays for the next instance */
+		sd_notify_msg("STOPPING=1");
+		if (dp_nft_keep(dpd.nft, &dpd.cfg, HANDOFF_GRACE) == 0)
+			dp_log(LOG_INFO,
+			       "%s: exiting for a restart: the mapping stays %d s for the next "
+			       "instance",
+			       strsignal(stop_signal), HANDOFF_GRACE);
+		cleanup(&dpd, false);
+	} else if (stop_signal && !rc) {
+		sd_notify_msg("STOPPING=1");
+		dp_log(LOG_INFO, "%s: cleaning up", strsignal(stop_signal));
+		cleanup(&dpd, true);
+	} else {
+		/* fatal: fail open (the nft table goes with us), the next start adopts */
+		dp_log(LOG_ERR, "exiting on an error: the kernel's ECMP carries the flows");
+		cleanup(&dpd, false);
+	}
 	closelog();
 	return rc;
 }

@@ -111,10 +111,33 @@ struct dp_dest {
 	struct dp_member members[FARE_DP_MEMBERS_MAX];
 	size_t nslots;
 	uint8_t slots[FARE_DP_SLOTS_MAX]; /* member index k per slot */
+	bool fill;			  /* slots: one cycle from the live counts */
 
 	uint64_t placed, moved, expired;
 	uint64_t placed_cycle; /* flows placed since numgen was reset */
 	struct dp_change last;
+
+	/*
+	 * A rebalance whose conntrack catch-up or moves failed: retried with
+	 * the weights the live flows were placed with (pend_old, by member).
+	 */
+	bool pend;
+	uint32_t pend_old[FARE_DP_MEMBERS_MAX];
+};
+
+/*
+ * Restarts and failures (dataplane/DESIGN.md, "Restart, crash, failures"),
+ * shown by `fare-dp show json` under "robustness".
+ */
+struct dp_robust {
+	uint32_t adopted_members; /* rebuilt from the kernel's rules and tables at start */
+	uint32_t adopted_flows;	  /* live flows with our marks found at start */
+	bool handoff_found;	  /* a previous instance's table inet fare_dp_keep */
+	bool resync_pending;	  /* the last resync dump failed: retried */
+	uint64_t resync_failed, resync_retried;
+	uint64_t dumps_interrupted;	/* NLM_F_DUMP_INTR replies (the dump is tried again) */
+	uint64_t ct_failed, ct_retried; /* conntrack catch-ups or moves */
+	uint64_t faults_injected;	/* test option FARE_DPD_TEST_FAULTS, SIGUSR1 */
 };
 
 struct dp_config {
@@ -125,6 +148,7 @@ struct dp_config {
 	uint32_t socket_mode; /* of the control socket, from its creation */
 	size_t ndests;
 	struct dp_dest dests[DP_DEST_MAX];
+	struct dp_robust rb;
 };
 
 /* dp_report.c: logging to stderr ("<progname>: ...") and, with dp_syslog, to syslog */
@@ -190,11 +214,25 @@ struct dp_nl;
 struct dp_nl *dp_nl_open(bool events);
 void dp_nl_close(struct dp_nl *nl);
 int dp_nl_fd(const struct dp_nl *nl);
+/* A member table route and fwmark rule a previous instance left (DP_RTPROT). */
+struct dp_adopt {
+	size_t d;
+	unsigned k;
+	bool route, rule;
+	struct dp_hop hop; /* the route's next hop (nhid: the nexthop object's) */
+};
 /*
- * Dump nexthops and routes: fills the destinations' routes; with cleanup,
- * removes the routes and rules a previous instance left (DP_RTPROT).
+ * Dump nexthops and routes: fills the destinations' routes. With adopt
+ * (at start), also the routes and rules a previous instance left
+ * (DP_RTPROT): those of this config's members are returned in *adopted
+ * (count *nadopted, free()), the others removed. On a failed dump (an
+ * error reply, an interrupted dump) the routes stay as they were and -1
+ * is returned: keep the mapping and dump again later.
  */
-int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool cleanup);
+int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool adopt, struct dp_adopt **adopted,
+	       size_t *nadopted);
+/* Test option: the next n dumps fail as on an error reply. */
+void dp_nl_fail_dumps(struct dp_nl *nl, unsigned n);
 /*
  * Read the pending route and nexthop events; *changed when one may concern
  * a destination (its route, a nexthop), *resync when events were lost or
@@ -219,8 +257,16 @@ struct dp_nft *dp_nft_open(void);
 int dp_nft_init(struct dp_nft *nft, const struct dp_config *cfg);
 /* Rewrite destination d's chain in one batch (and so reset its numgen). */
 int dp_nft_dest(struct dp_nft *nft, const struct dp_config *cfg, const struct dp_dest *d);
-/* Delete the table. */
+/* Delete the table (and a hand-off table left). */
 int dp_nft_fini(struct dp_nft *nft);
+/*
+ * Planned restart: table inet fare_dp_keep, not owned, a copy of the
+ * destinations' chains effective until now + grace seconds; the next
+ * instance deletes it once its own table is programmed (dp_nft_unkeep).
+ */
+int dp_nft_keep(struct dp_nft *nft, const struct dp_config *cfg, unsigned grace);
+/* Delete table inet fare_dp_keep: 1 when there was one, 0, -1 on error. */
+int dp_nft_unkeep(struct dp_nft *nft);
 void dp_nft_close(struct dp_nft *nft);
 
 /* dp_conntrack.c: tracked flows of the per-flow destinations */
@@ -247,6 +293,6 @@ int dp_ct_refresh(struct dp_ct *ct, struct dp_config *cfg);
  * in member order. Returns the number of flows moved.
  */
 uint32_t dp_ct_move(struct dp_ct *ct, struct dp_config *cfg, struct dp_dest *d,
-		    const uint32_t *target);
+		    const uint32_t *target, uint32_t *failed);
 
 #endif /* FARE_DPD_H */

@@ -38,7 +38,7 @@ int dp_dest_from_kernel(const char *dest, struct dp_dest *out)
 	dp_prefix_format(d->family, d->addr, d->plen, d->name, sizeof(d->name));
 	d->mode = DP_PER_FLOW;
 	nl = dp_nl_open(false);
-	if (!nl || dp_nl_dump(nl, &cfg, false) < 0) {
+	if (!nl || dp_nl_dump(nl, &cfg, false, NULL, NULL) < 0) {
 		dp_nl_close(nl);
 		errno = EIO;
 		return -1;

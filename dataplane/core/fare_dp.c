@@ -337,6 +337,29 @@ size_t fare_dp_place(const uint32_t *weights, const uint32_t *count, size_t n)
 	return best;
 }
 
+size_t fare_dp_fill(const uint32_t *weights, const uint32_t *count, size_t n, size_t nslots,
+		    uint8_t *slots)
+{
+	uint32_t c[FARE_DP_MEMBERS_MAX];
+	size_t j;
+
+	if (n > FARE_DP_MEMBERS_MAX)
+		return 0;
+	if (nslots > FARE_DP_SLOTS_MAX)
+		nslots = FARE_DP_SLOTS_MAX;
+	memcpy(c, count, n * sizeof(*c));
+	for (j = 0; j < nslots; j++) {
+		size_t k = fare_dp_place(weights, c, n);
+
+		if (k == n)
+			return 0;
+		slots[j] = (uint8_t)k;
+		if (c[k] < UINT32_MAX)
+			c[k]++;
+	}
+	return j;
+}
+
 static uint32_t dp_gcd(uint32_t a, uint32_t b)
 {
 	while (b) {

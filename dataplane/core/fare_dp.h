@@ -90,6 +90,20 @@ uint32_t fare_dp_rebalance(const uint32_t *old_weights, const uint32_t *weights,
 size_t fare_dp_place(const uint32_t *weights, const uint32_t *count, size_t n);
 
 /*
+ * SUN-4, the next new flows when flows are live: slots[j] is the member
+ * fare_dp_place() picks for the (j+1)-th new flow, from count[] and the
+ * j flows placed before it (count[] itself is not changed), for
+ * j < nslots (at most FARE_DP_SLOTS_MAX). A slot map for the agent that
+ * starts from the live flows rather than from zero: from counts at their
+ * quota it gives each member its share of every new flow; from counts
+ * below it (recover next-burst, flows that expired) the members below
+ * their quota get the new flows first. Returns the number of slots
+ * written: 0 when every weight is 0 or n > FARE_DP_MEMBERS_MAX.
+ */
+size_t fare_dp_fill(const uint32_t *weights, const uint32_t *count, size_t n, size_t nslots,
+		    uint8_t *slots);
+
+/*
  * SUN-5, WP-6: a slot map for per-packet spray: each member repeated in
  * proportion to its weight, the weights first divided by their GCD
  * (1:1:2:2 -> 6 slots), interleaved in smooth weighted round-robin order

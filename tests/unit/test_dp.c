@@ -335,6 +335,48 @@ static void test_place_sequence(void **state)
 	assert_u32_array(count, (const uint32_t[]){ 4, 4, 4, 4, 4, 4, 2, 2 }, 8);
 }
 
+/*
+ * SUN-4: the agent's slot map while flows are live (fare_dp_fill): from
+ * counts at the quota every member gets its share of a cycle; from counts
+ * below it (recover next-burst after 6:2 -> equal) the members below
+ * their quota get the new flows first, and then the cycle is even.
+ */
+static void test_fill_from_live(void **state)
+{
+	const uint32_t equal4[4] = { 1, 1, 1, 1 };
+	uint8_t slots[16];
+	uint32_t per[4] = { 0 };
+
+	(void)state;
+	/* 14 live flows at the 2:2:2:2:2:2:1:1 quota: one cycle = the weights */
+	assert_int_equal(fare_dp_fill(half6_2, (const uint32_t[]){ 2, 2, 2, 2, 2, 2, 1, 1 }, 8, 14,
+				      slots),
+			 14);
+	{
+		uint32_t c[8] = { 0 };
+
+		for (size_t j = 0; j < 14; j++)
+			c[slots[j]]++;
+		assert_u32_array(c, (const uint32_t[]){ 2, 2, 2, 2, 2, 2, 1, 1 }, 8);
+	}
+	/* members 2 and 3 at 1 flow, 0 and 1 at 5: the first 8 new flows fill 2 and 3 */
+	assert_int_equal(fare_dp_fill(equal4, (const uint32_t[]){ 5, 5, 1, 1 }, 4, 12, slots), 12);
+	for (size_t j = 0; j < 8; j++)
+		assert_true(slots[j] == 2 || slots[j] == 3);
+	for (size_t j = 0; j < 12; j++)
+		per[slots[j]]++;
+	assert_u32_array(per, (const uint32_t[]){ 1, 1, 5, 5 }, 4);
+	/* count[] unchanged; weight 0 never; all 0: none; too many members: none */
+	assert_int_equal(fare_dp_fill((const uint32_t[]){ 0, 1 }, (const uint32_t[]){ 0, 7 }, 2, 3,
+				      slots),
+			 3);
+	assert_int_equal(slots[0] + slots[1] + slots[2], 3);
+	assert_int_equal(fare_dp_fill((const uint32_t[]){ 0, 0 }, (const uint32_t[]){ 1, 1 }, 2, 3,
+				      slots),
+			 0);
+	assert_int_equal(fare_dp_fill(equal4, per, FARE_DP_MEMBERS_MAX + 1, 3, slots), 0);
+}
+
 static void test_place_ties(void **state)
 {
 	const uint32_t zeros[3] = { 0 };
@@ -693,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_rebalance_edges),
 		cmocka_unit_test(test_place_sequence),
 		cmocka_unit_test(test_place_ties),
+		cmocka_unit_test(test_fill_from_live),
 		cmocka_unit_test(test_slots_wp6),
 		cmocka_unit_test(test_slots_dominant),
 		cmocka_unit_test(test_slots_budget),
