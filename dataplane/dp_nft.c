@@ -95,6 +95,17 @@ static void nft_idle_timeout(struct dp_buf *b, const char *table, const struct d
 		      table, d->idx, d->family == AF_INET ? "ip" : "ip6", d->idle, d->idle);
 }
 
+/* Chains out (route, output) and pre (filter, prerouting) of table `table`. */
+static void nft_hook_chains(struct dp_buf *b, const char *table)
+{
+	dp_buf_printf(b,
+		      "add chain %s out { type route hook output priority mangle; policy accept; }\n",
+		      table);
+	dp_buf_printf(b,
+		      "add chain %s pre { type filter hook prerouting priority mangle; policy accept; }\n",
+		      table);
+}
+
 int dp_nft_init(struct dp_nft *nft, const struct dp_config *cfg)
 {
 	struct dp_buf b = { 0 };
@@ -107,10 +118,7 @@ int dp_nft_init(struct dp_nft *nft, const struct dp_config *cfg)
 	dp_buf_printf(&b, "add table " DP_NFT_TABLE "\n");
 	dp_buf_printf(&b, "delete table " DP_NFT_TABLE "\n");
 	dp_buf_printf(&b, "add table " DP_NFT_TABLE " { flags owner; }\n");
-	dp_buf_printf(&b, "add chain " DP_NFT_TABLE
-			  " out { type route hook output priority mangle; policy accept; }\n");
-	dp_buf_printf(&b, "add chain " DP_NFT_TABLE
-			  " pre { type filter hook prerouting priority mangle; policy accept; }\n");
+	nft_hook_chains(&b, DP_NFT_TABLE);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		nft_idle_timeout(&b, DP_NFT_TABLE, &cfg->dests[i]);
 		dp_buf_printf(&b, "add chain " DP_NFT_TABLE " d%zu\n", i);
@@ -276,10 +284,7 @@ int dp_nft_keep(struct dp_nft *nft, const struct dp_config *cfg, unsigned grace)
 
 	dp_buf_printf(&b, "add table " DP_NFT_KEEP "\ndelete table " DP_NFT_KEEP "\n");
 	dp_buf_printf(&b, "add table " DP_NFT_KEEP "\n");
-	dp_buf_printf(&b, "add chain " DP_NFT_KEEP
-			  " out { type route hook output priority mangle; policy accept; }\n");
-	dp_buf_printf(&b, "add chain " DP_NFT_KEEP
-			  " pre { type filter hook prerouting priority mangle; policy accept; }\n");
+	nft_hook_chains(&b, DP_NFT_KEEP);
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		const struct dp_dest *d = &cfg->dests[i];
 
