@@ -25,4 +25,22 @@ static inline bool fare_peer_is_accept(const struct peer *peer)
 #endif
 }
 
+/* bgpd's session to zebra: the global "zclient" in FRR 10.3, renamed
+ * "bgp_zclient" by 10.7 (lib/ has no macro telling which). Both are
+ * declared weak here, so the module loads into either bgpd and uses the
+ * one it exports; NULL before bgpd has one.
+ */
+struct zclient;
+static inline struct zclient *fare_bgp_zclient(void)
+{
+	extern struct zclient *zclient __attribute__((weak));
+	extern struct zclient *bgp_zclient __attribute__((weak));
+
+	if (&bgp_zclient)
+		return bgp_zclient;
+	if (&zclient)
+		return zclient;
+	return NULL;
+}
+
 #endif /* _BGP_FARE_COMPAT_H */
