@@ -220,6 +220,23 @@ def frr_reload(router, mode, filename):
     return int(m.group(1)), out[: m.start()]
 
 
+# FRR 10.7's mgmtd answers a commit that changes nothing (frr-reload.py's
+# second pass) with this note: not an error.
+MGMTD_NOTHING_TO_COMMIT = ("% Configuration applied with notes:", "No changes found to be committed!")
+
+
+def reload_errors(out):
+    "The error lines of frr-reload.py's output `out` (ERROR, WARNING, vtysh's '%' lines)."
+    lines = out.splitlines()
+    errors = []
+    for i, line in enumerate(lines):
+        if tuple(l.strip() for l in lines[i:i + 2]) == MGMTD_NOTHING_TO_COMMIT:
+            continue
+        if "ERROR" in line or "WARNING" in line or line.startswith("%"):
+            errors.append(line)
+    return errors
+
+
 def fare_memory(router):
     """{memory type: allocations now} of the module's group ("bgpd FARE")
     in `show memory bgpd`."""
