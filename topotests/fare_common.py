@@ -37,7 +37,9 @@ def start_fabric(mod, build_topo, config_of, daemons_of=lambda name: DAEMONS_FAR
     for name, router in tgen.routers().items():
         path = os.path.join(confdir, name + ".conf")
         with open(path, "w") as f:
-            f.write(config_of(name))
+            # microseconds in the daemons' log timestamps, which tests
+            # parse: FRR 10.7's library no longer sets them with frr.conf
+            f.write(config_of(name).rstrip("\n") + "\nlog timestamp precision 6\n")
         router.load_frr_config(path, daemons_of(name))
     tgen.start_router()
     return tgen
