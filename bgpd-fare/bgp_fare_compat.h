@@ -25,6 +25,16 @@ static inline bool fare_peer_is_accept(const struct peer *peer)
 #endif
 }
 
+/* The last reason bgpd names in peer_down_str[]: PEER_DOWN_ROUTER_ID_ZERO
+ * in FRR 10.3; 10.7 adds one per Cease subcode, up to
+ * PEER_DOWN_CEASE_UNKNOWN.
+ */
+#ifdef PEER_DOWN_CEASE_UNKNOWN
+#define FARE_PEER_DOWN_LAST PEER_DOWN_CEASE_UNKNOWN
+#else
+#define FARE_PEER_DOWN_LAST PEER_DOWN_ROUTER_ID_ZERO
+#endif
+
 /* bgpd's session to zebra: the global "zclient" in FRR 10.3, renamed
  * "bgp_zclient" by 10.7 (lib/ has no macro telling which). Both are
  * declared weak here, so the module loads into either bgpd and uses the

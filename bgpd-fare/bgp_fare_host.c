@@ -133,12 +133,13 @@ static const char *fare_bfd_state_str(const struct peer *peer)
 
 /* Why a session went down: bgpd's reason and, for a notification, its
  * code and subcode ("BGP Notification send (Cease/BFD Down)": BFD takes
- * an established session down with a Cease, SUN-6).
+ * an established session down with a Cease, SUN-6; FRR 10.7 keeps BFD's
+ * own reason, "BFD down initiated").
  */
 static const char *fare_peer_reset_str(const struct peer *peer)
 {
 	static char buf[160];
-	const char *why = peer->last_reset <= PEER_DOWN_ROUTER_ID_ZERO
+	const char *why = peer->last_reset <= FARE_PEER_DOWN_LAST
 				  ? peer_down_str[peer->last_reset]
 				  : "unknown";
 
