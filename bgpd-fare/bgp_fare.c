@@ -39,6 +39,7 @@
 #include "bgpd/bgp_zebra.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_compat.h"
 
 DEFINE_MGROUP(FARE, "bgpd FARE");
 DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
@@ -322,7 +323,7 @@ struct fare_peer_view *fare_peer_view(struct fare_instance *fi, struct peer *pee
 	struct fare_peer_view key = { .peer = peer }, *view;
 
 	/* a connection accepted for a neighbor is not kept: no entry */
-	if (CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER)) {
+	if (fare_peer_is_accept(peer)) {
 		memset(&transient, 0, sizeof(transient));
 		transient.peer = peer;
 		fare_peer_view_resolve(fi, peer, &transient);
@@ -1683,7 +1684,7 @@ static void fare_out_policy_check(struct fare_instance *fi, struct peer *peer, a
 	struct fare_peer_view *view;
 	uint32_t sig = 0x46415245;
 
-	if (CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER))
+	if (fare_peer_is_accept(peer))
 		return;
 	sig = fare_name_hash(DISTRIBUTE_OUT_NAME(filter), sig);
 	sig = fare_name_hash(PREFIX_LIST_OUT_NAME(filter), sig + 1);

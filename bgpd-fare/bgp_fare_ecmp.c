@@ -26,6 +26,7 @@
 #include "bgpd/bgp_table.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_compat.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_ECMP, "FARE Enhanced ECMP");
 
@@ -397,7 +398,7 @@ static uint32_t fare_ecmp_peer_lookup(const struct fare_ecmp_peer_sg *table, siz
  */
 static bool fare_ecmp_peer_is_uplink(struct fare_instance *fi, struct peer *peer)
 {
-	return !peer_dynamic_neighbor(peer) && !CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER) &&
+	return !peer_dynamic_neighbor(peer) && !fare_peer_is_accept(peer) &&
 	       !fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY);
 }
 

@@ -28,6 +28,7 @@
 #include "bgpd/bgp_table.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_compat.h"
 
 /* SUN-1: a host withholds every route it did not originate, so that it
  * never re-advertises one plane's routes into another.
@@ -57,7 +58,7 @@ void fare_host_peer_up(struct fare_instance *fi, struct peer *peer)
 {
 	struct fare_peer_view *view;
 
-	if (CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER) || !peer->remote_id.s_addr)
+	if (fare_peer_is_accept(peer) || !peer->remote_id.s_addr)
 		return;
 	view = fare_peer_view(fi, peer);
 	view->plane_id = peer->remote_id;
@@ -82,7 +83,7 @@ static size_t fare_nplanes;
 
 static bool fare_host_peer_counts(const struct peer *peer)
 {
-	return !CHECK_FLAG(peer->sflags, PEER_STATUS_ACCEPT_PEER) &&
+	return !fare_peer_is_accept(peer) &&
 	       (peer->afc[AFI_IP][SAFI_UNICAST] || peer->afc[AFI_IP6][SAFI_UNICAST]);
 }
 
@@ -132,12 +133,13 @@ static const char *fare_bfd_state_str(const struct peer *peer)
 
 /* Why a session went down: bgpd's reason and, for a notification, its
  * code and subcode ("BGP Notification send (Cease/BFD Down)": BFD takes
- * an established session down with a Cease, SUN-6).
+ * an established session down with a Cease, SUN-6; FRR 10.7 keeps BFD's
+ * own reason, "BFD down initiated").
  */
 static const char *fare_peer_reset_str(const struct peer *peer)
 {
 	static char buf[160];
-	const char *why = peer->last_reset <= PEER_DOWN_ROUTER_ID_ZERO
+	const char *why = peer->last_reset <= FARE_PEER_DOWN_LAST
 				  ? peer_down_str[peer->last_reset]
 				  : "unknown";
 

@@ -40,10 +40,9 @@
 #include "bgpd/bgp_table.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_compat.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_INGRESS, "FARE ingress grouping");
-
-extern struct zclient *zclient;
 
 #define FARE_INGRESS_RULE_PRIORITY 250	      /* free: FRR uses 20, 300+, 1000 */
 #define FARE_INGRESS_UNIQUE_BASE   0xEE000000 /* clear of flowspec's counters */
@@ -124,6 +123,7 @@ static uint32_t fare_ingress_index(const struct fare_ingress_if *ing, uint32_t *
 static void fare_ingress_rule(bool add, int family, const char *ifname, uint32_t group,
 			      uint32_t index)
 {
+	struct zclient *zclient = fare_bgp_zclient();
 	struct pbr_rule r = {};
 	struct stream *s;
 
@@ -187,6 +187,7 @@ static bool fare_ingress_nexthop(const struct bgp_path_info *pi, afi_t afi, stru
 static void fare_ingress_route(bool add, uint32_t table, const struct prefix *p,
 			       const struct zapi_nexthop *nh)
 {
+	struct zclient *zclient = fare_bgp_zclient();
 	struct zapi_route api = {};
 
 	if (!zclient || zclient->sock < 0)

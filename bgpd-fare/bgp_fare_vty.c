@@ -227,8 +227,8 @@ DEFPY(bgp_fare_subtype, bgp_fare_subtype_cmd,
 	 */
 	if (!no && (assigned = fare_pathbw_subtype_assigned(subtype))) {
 		vty_out(vty,
-			"%% Sub-type 0x%02lx is assigned by IANA (%s) in the Two-Octet AS-Specific extended communities; choose an unassigned one\n",
-			subtype, assigned);
+			"%% Sub-type 0x%02x is assigned by IANA (%s) in the Two-Octet AS-Specific extended communities; choose an unassigned one\n",
+			(unsigned int)subtype, assigned);
 		return CMD_WARNING_CONFIG_FAILED;
 	}
 	fi->subtype = no ? FARE_PATHBW_SUBTYPE_DEFAULT : subtype;
@@ -910,6 +910,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 
 		if (jpaths) {
 			json_object *jpath = json_object_new_object();
+			json_object *jt;
 
 			json_object_string_add(jpath, "peer", pi->peer->host);
 			if (pi->peer->hostname)
@@ -926,9 +927,9 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_boolean_add(jpath, "linkBandwidthHeld", fp->link_held[i]);
 			json_object_boolean_add(jpath, "holdDown", in->held_down);
 			fare_pb_json(jpath, "transitive", in->t_state, in->t_bw);
-			if (in->t_state == FARE_PB_STALE)
-				json_object_int_add(json_object_object_get(jpath, "transitive"),
-						    "writtenByAs", fp->stale_as[i]);
+			if (in->t_state == FARE_PB_STALE &&
+			    json_object_object_get_ex(jpath, "transitive", &jt))
+				json_object_int_add(jt, "writtenByAs", fp->stale_as[i]);
 			json_object_boolean_add(jpath, "nexthopInexact", in->inexact_nexthop);
 			json_object_int_add(jpath, "linkGroup", in->link_group);
 			json_object_int_add(jpath, "nexthopGroup", in->nexthop_group);

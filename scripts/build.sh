@@ -7,7 +7,8 @@
 #   --asan: FRR, the patches and the module with AddressSanitizer and
 #           UndefinedBehaviorSanitizer, in build-asan/ (scripts/run-asan.sh)
 # environment: BUILD (default ./build, ./build-asan with --asan), JOBS
-# (default nproc)
+# (default nproc), FARE_FRR (10.3, the default, or 10.7: in progress, FRR
+# 10.7.1 with the series in patches/frr-10.7/, default BUILD ./build-frr10.7)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +17,15 @@ if [ "${1:-}" = "--asan" ]; then
 	SANITIZE=(--enable-address-sanitizer --enable-undefined-sanitizer)
 	BUILD=${BUILD:-$TOP/build-asan}
 fi
-BUILD=${BUILD:-$TOP/build}
+FARE_FRR=${FARE_FRR:-10.3}
+export FARE_FRR
+case $FARE_FRR in
+10.3)	PATCHES=$TOP/patches
+	BUILD=${BUILD:-$TOP/build} ;;
+10.7)	PATCHES=$TOP/patches/frr-10.7
+	BUILD=${BUILD:-$TOP/build-frr$FARE_FRR} ;;
+*)	echo "build.sh: FARE_FRR=$FARE_FRR: 10.3 or 10.7" >&2; exit 1 ;;
+esac
 JOBS=${JOBS:-$(nproc)}
 PREFIX=$BUILD/install
 LYPREFIX=$BUILD/libyang-install
@@ -27,7 +36,7 @@ log() { printf '[build %s] %s\n' "$(date +%T)" "$*"; }
 "$TOP/scripts/install-deps.sh"
 "$TOP/scripts/fetch-sources.sh" "$BUILD"
 
-FRR_SRC=$(ls -d "$BUILD"/src/frr-10.3*/ | head -n1)
+FRR_SRC=$(ls -d "$BUILD"/src/frr-"$FARE_FRR"*/ | head -n1)
 LY_SRC=$(ls -d "$BUILD"/src/libyang-3.12*/ | head -n1)
 
 # --- libyang -------------------------------------------------------------
@@ -51,7 +60,7 @@ if [ ! -d "$FRR" ]; then
 	cp -a "$FRR_SRC" "$FRR"
 	mkdir -p "$FRR/.fare-applied"
 fi
-if ! diff -rq "$TOP/patches" "$FRR/.fare-applied" >/dev/null 2>&1; then
+if ! diff -rq -x "frr-*" "$PATCHES" "$FRR/.fare-applied" >/dev/null 2>&1; then
 	if [ -f "$FRR/.fare-applied/series" ]; then
 		log "FRR: reverting the previously applied series"
 		tac "$FRR/.fare-applied/series" | sed '/^#/d' | while read -r p; do
@@ -60,13 +69,13 @@ if ! diff -rq "$TOP/patches" "$FRR/.fare-applied" >/dev/null 2>&1; then
 		done
 	fi
 	rm -rf "$FRR/.fare-applied" && mkdir -p "$FRR/.fare-applied"
-	sed '/^#/d' "$TOP/patches/series" | while read -r p; do
+	sed '/^#/d' "$PATCHES/series" | while read -r p; do
 		[ -n "$p" ] || continue
 		log "FRR: applying $p"
-		patch -d "$FRR" -p1 -s -f <"$TOP/patches/$p"
-		cp "$TOP/patches/$p" "$FRR/.fare-applied/$p"
+		patch -d "$FRR" -p1 -s -f <"$PATCHES/$p"
+		cp "$PATCHES/$p" "$FRR/.fare-applied/$p"
 	done
-	cp "$TOP/patches/series" "$FRR/.fare-applied/series"
+	cp "$PATCHES/series" "$FRR/.fare-applied/series"
 fi
 
 # The module is built inside FRR's tree (so vtysh knows its commands): its

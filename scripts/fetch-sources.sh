@@ -3,11 +3,22 @@
 # with a project-local apt configuration: the machine's apt sources are not
 # touched. Pinned versions first, then the newest 10.3 / 3.12 in trixie.
 #
+# FARE_FRR=10.7 (opt-in, in progress): FRR 10.7.1's release source instead,
+# from Debian sid's source package frr 10.7.1-6. Only its orig tarball can
+# be fetched (the .dsc and .debian.tar.xz are not on the mirror): apt checks
+# it against sid's Sources index and it is unpacked as it is, without
+# Debian's patches. libyang stays trixie's 3.12.2.
+#
 # usage: fetch-sources.sh BUILD_DIR
 set -euo pipefail
 
 BUILD=${1:?usage: fetch-sources.sh BUILD_DIR}
-FRR_PIN=${FRR_VERSION:-10.3-3+deb13u1}
+FARE_FRR=${FARE_FRR:-10.3}
+case $FARE_FRR in
+10.3) FRR_PIN=${FRR_VERSION:-10.3-3+deb13u1} ;;
+10.7) FRR_PIN=${FRR_VERSION:-10.7.1-6} ;;
+*) echo "fetch-sources: FARE_FRR=$FARE_FRR: 10.3 or 10.7" >&2; exit 1 ;;
+esac
 LIBYANG_PIN=${LIBYANG_VERSION:-3.12.2-1}
 
 APT=$BUILD/apt
@@ -22,7 +33,13 @@ mirror=${mirror%/}
 [ -n "$mirror" ] || { echo "fetch-sources: no Debian mirror found in /etc/apt" >&2; exit 1; }
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-echo "deb-src [signed-by=$keyring] $mirror trixie main" >"$APT/sources.list"
+{
+	echo "deb-src [signed-by=$keyring] $mirror trixie main"
+	[ "$FARE_FRR" = 10.3 ] || echo "deb-src [signed-by=$keyring] $mirror sid main"
+} >"$APT/sources.list.new"
+# new lists when the sources changed
+cmp -s "$APT/sources.list.new" "$APT/sources.list" || rm -f "$APT/lists/.stamp"
+mv "$APT/sources.list.new" "$APT/sources.list"
 
 apt_opts=(-o "Dir::Etc::SourceList=$APT/sources.list"
 	-o "Dir::Etc::SourceParts=$APT/sources.list.d"
@@ -55,5 +72,29 @@ fetch() {
 	echo "fetch-sources: $name $ver in $(ls -d "$SRC/$name"-*/ | head -n1)"
 }
 
-fetch frr "$FRR_PIN" "10.3"
+# fetch_orig NAME PIN UPSTREAM: only the orig tarball of source package NAME
+# at PIN (its .dsc and Debian tarball 404), unpacked as NAME-UPSTREAM
+fetch_orig() {
+	local name=$1 pin=$2 upstream=$3
+	if [ -d "$SRC/$name-$upstream" ]; then
+		echo "fetch-sources: $name already unpacked: $SRC/$name-$upstream/"
+		return
+	fi
+	# apt-get fails for the missing files; the tarball it fetched is
+	# checked against the Sources index's checksums
+	(cd "$SRC" && apt-get "${apt_opts[@]}" source -qq --download-only "$name=$pin" \
+		>/dev/null 2>&1 || true)
+	[ -f "$SRC/${name}_$upstream.orig.tar.xz" ] ||
+		{ echo "fetch-sources: no ${name}_$upstream.orig.tar.xz for $name $pin" >&2; exit 1; }
+	(cd "$SRC" && tar xf "${name}_$upstream.orig.tar.xz")
+	[ -d "$SRC/$name-$upstream" ] ||
+		{ echo "fetch-sources: ${name}_$upstream.orig.tar.xz has no $name-$upstream/" >&2; exit 1; }
+	echo "fetch-sources: $name $pin (orig tarball only) in $SRC/$name-$upstream/"
+}
+
+if [ "$FARE_FRR" = 10.3 ]; then
+	fetch frr "$FRR_PIN" "10.3"
+else
+	fetch_orig frr "$FRR_PIN" "${FRR_PIN%%-*}"
+fi
 fetch libyang "$LIBYANG_PIN" "3.12"

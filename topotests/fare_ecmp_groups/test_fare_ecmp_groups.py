@@ -102,7 +102,8 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import fare_prefix, frr_reload, kernel_weights, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare_common import (fare_prefix, frr_reload, kernel_weights, reload_errors, report, start_fabric,
+                         tgen_or_skip, vtysh_json, wait_for)
 from fare_fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
@@ -643,7 +644,7 @@ def _load_into_fresh(tgen, config, step):
     rc, out = frr_reload(fresh, "reload", path)
     with open(path + ".out", "w") as f:
         f.write("rc={}\n{}".format(rc, out))
-    errors = [l for l in out.splitlines() if "ERROR" in l or "WARNING" in l or l.startswith("%")]
+    errors = reload_errors(out)
     return rc, errors, running(fresh)
 
 

@@ -44,7 +44,7 @@ sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, frr_reload, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare_common import GBPS, frr_reload, reload_errors, start_fabric, tgen_or_skip, vtysh_json, wait_for
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -201,7 +201,7 @@ def _load_into_r3(tgen, config, step):
     rc, out = frr_reload(r3, "reload", path)
     with open(path + ".out", "w") as f:
         f.write("rc={}\n{}".format(rc, out))
-    errors = [l for l in out.splitlines() if "ERROR" in l or "WARNING" in l or l.startswith("%")]
+    errors = reload_errors(out)
     return rc, errors, _running(r3)
 
 

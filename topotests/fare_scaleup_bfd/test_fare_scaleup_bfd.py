@@ -240,6 +240,14 @@ def adjchange_down(router, ifnames, t0):
     return found
 
 
+def bfd_reset_reason(router):
+    "The reason FARE shows for a session BFD took down, as this FRR names it."
+    version = router.vtysh_cmd("show version")
+    if re.search(r"FRRouting 10\.3\b", version):
+        return "BGP Notification send (Cease/BFD Down)"
+    return "BFD down initiated"
+
+
 class RouteMonitor:
     "`ip -ts monitor route nexthop` in a router's namespace, read afterwards."
 
@@ -439,10 +447,12 @@ def test_silent_drop_bfd_plane():
         diag = {p.get("interface"): (p.get("status"), p.get("diagnostic")) for p in j}
         report("SUN-6 BFD: s1 BFD peers: {}".format(diag))
         assert set(bfd_peers(sender).values()) == {"down"}, diag
-        # bgpd's own reason is "BGP Notification send": bgp_bfd.c sets
-        # PEER_DOWN_BFD_DOWN, then sends the RFC 9384 Cease/BFD Down
+        # FRR 10.3: bgpd's own reason is "BGP Notification send": bgp_bfd.c
+        # sets PEER_DOWN_BFD_DOWN, then sends the RFC 9384 Cease/BFD Down
         # notification, and bgp_notify_send() overwrites last_reset; the
         # planes table adds the notification, so BFD is named (SUN-6).
+        # FRR 10.7 keeps PEER_DOWN_BFD_DOWN: "BFD down initiated".
+        bfd_reset = bfd_reset_reason(sender)
         planes = vtysh_json(sender, "show bgp fare planes json")
         report("SUN-6 BFD: s1 `show bgp fare planes json` with p1 dropping:\n{}".format(
             json.dumps(planes, indent=1)))
@@ -451,7 +461,7 @@ def test_silent_drop_bfd_plane():
         assert p1[0]["state"] == "down" and p1[0]["sessionsUp"] == 0, p1
         for sess in p1[0]["sessionList"]:
             assert sess["bfd"] == "down", sess
-            assert sess["lastReset"] == "BGP Notification send (Cease/BFD Down)", sess
+            assert sess["lastReset"] == bfd_reset, sess
         dest = planes["destinations"][DEST]["planes"]
         assert dest["p{}".format(BFD_PLANE)] == {
             "weight": 0,
@@ -459,7 +469,7 @@ def test_silent_drop_bfd_plane():
             "bandwidthBytesPerSec": 0,
             "bandwidthBytesPerSecText": dest["p{}".format(BFD_PLANE)]["bandwidthBytesPerSecText"],
             "links": {},
-            "reason": "sessions down (BGP Notification send (Cease/BFD Down))",
+            "reason": "sessions down ({})".format(bfd_reset),
         }, dest
         for plane in (PLAIN_PLANE, HEALTHY_PLANE):
             assert dest["p{}".format(plane)]["sharePercent"] == 50.0, dest

@@ -217,8 +217,10 @@ def test_vrf_active_and_weighted():
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, r1.run(
         "ip netns exec {} ip route show {}".format(VRF, PREFIX))
     # the default VRF: its own table, its one path
-    assert fare_paths(r1) == {"r1-eth0": (1, 100)}, fare_paths(r1)
-    assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}, r1.run("ip route show " + PREFIX)
+    exp = {"r1-eth0": (1, 100)}
+    assert wait_for(lambda: fare_paths(r1), exp) == exp, fare_paths(r1)
+    exp = {"r1-eth0": 1}
+    assert wait_for(lambda: kernel_weights(r1, PREFIX), exp) == exp, r1.run("ip route show " + PREFIX)
     STATE["configured"] = settled_memory(r1)
     logger.info("FARE memory, both instances: %s", STATE["configured"])
 
