@@ -189,7 +189,9 @@ def test_configured_increase_is_held():
     # for that, then for the end of the hold-down
     assert wait_for(lambda: _held_down(r1), held + 1, count=10, wait=0.5) == held + 1
     t0 = time.time()
-    assert _paths(r1)["r1-eth0"] == (40.0, True, False, 4)
+    # the view is rebuilt on the link's change: wait for it to show the hold
+    held_view = (40.0, True, False, 4)
+    assert wait_for(lambda: _paths(r1).get("r1-eth0"), held_view, count=6, wait=0.25) == held_view
     assert _weights(r1) == {"r1-eth0": 4, "r1-eth1": 1}
     exp = {"r1-eth0": 8, "r1-eth1": 1}
     got = wait_for(lambda: _weights(r1), exp, count=2 * (HOLD_DOWN + 5), wait=0.5)
