@@ -1128,14 +1128,20 @@ def test_crash_fails_open():
     check_egress(tgen, after, d)
 
 
+def resync_start(tgen):
+    """The running agent's 64 live QPs before a resync case: their marks,
+    {mark: device} and the robustness counters."""
+    assert STATE.get("agent"), "fare-dpd is not running"
+    marks, d = robust_flows(tgen, "resync: 64 QPs (ports {}..) before".format(ROBUST_PORT))
+    dev = {m["mark"]: m["device"] for m in d["members"]}
+    return marks, dev, show(tgen).get("robustness", {})
+
+
 def test_resync_interrupted():
     "Resync dumps interrupted by the kernel (NLM_F_DUMP_INTR: 2000 nexthops changing) keep every mapping, retried."
     tgen = tgen_or_skip()
     s1 = s1_of(tgen)
-    assert STATE.get("agent"), "fare-dpd is not running"
-    marks, d = robust_flows(tgen, "resync: 64 QPs (ports {}..) before".format(ROBUST_PORT))
-    dev = {m["mark"]: m["device"] for m in d["members"]}
-    rb0 = show(tgen).get("robustness", {})
+    marks, dev, rb0 = resync_start(tgen)
     # a device with a nexthop (its link events make the agent dump again), and
     # 2000 nexthops on another, one of them added and deleted in a loop: the
     # kernel flags the nexthop dumps that span a change (NLM_F_DUMP_INTR)
@@ -1176,10 +1182,7 @@ def test_resync_failure():
     "A failed resync dump keeps every mapping and is retried; a failed conntrack catch-up is retried with the old weights."
     tgen = tgen_or_skip()
     s1 = s1_of(tgen)
-    assert STATE.get("agent"), "fare-dpd is not running"
-    marks, d = robust_flows(tgen, "resync: 64 QPs (ports {}..) before".format(ROBUST_PORT))
-    dev = {m["mark"]: m["device"] for m in d["members"]}
-    rb0 = show(tgen).get("robustness", {})
+    marks, dev, rb0 = resync_start(tgen)
     out = tap_start(tgen, "tap-resync.json", 2)
     time.sleep(0.3)
     s1.run("kill -USR1 {}".format(STATE["agent"]))
