@@ -13,7 +13,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+. "$TOP/scripts/frr-target.sh"
 DP=$BUILD/core/dataplane
 
 [ "$(id -u)" = 0 ] || { echo "bench-dataplane: run as root" >&2; exit 1; }

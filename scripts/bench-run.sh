@@ -9,8 +9,7 @@ set -euo pipefail
 NAME=${1:?usage: bench-run.sh NAME [pytest args...]}
 shift
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-export BUILD
+. "$TOP/scripts/frr-target.sh"
 
 "$TOP/scripts/build.sh"
 "$TOP/scripts/setup-test-env.sh"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Build everything: libyang 3 into a private prefix, FRR 10.3 with the FARE
+# Build everything: libyang 3 into a private prefix, FRR with the FARE
 # patch series and the bgpd_fare module, installed into build/install.
 # Incremental: a second run rebuilds only what changed.
 #
 # usage: scripts/build.sh [--asan]   (as root on Debian 12)
 #   --asan: FRR, the patches and the module with AddressSanitizer and
 #           UndefinedBehaviorSanitizer, in build-asan/ (scripts/run-asan.sh)
-# environment: BUILD (default ./build, ./build-asan with --asan), JOBS
-# (default nproc), FARE_FRR (10.3, the default, or 10.7: in progress, FRR
-# 10.7.1 with the series in patches/frr-10.7/, default BUILD ./build-frr10.7)
+# environment: FARE_FRR (10.7, the default: FRR 10.7.1 with the series in
+# patches/frr-10.7/; or 10.3: Debian 13's FRR 10.3 with patches/frr-10.3/),
+# BUILD (default ./build for 10.7, ./build-frr10.3 for 10.3, ./build-asan
+# with --asan), JOBS (default nproc)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,15 +18,8 @@ if [ "${1:-}" = "--asan" ]; then
 	SANITIZE=(--enable-address-sanitizer --enable-undefined-sanitizer)
 	BUILD=${BUILD:-$TOP/build-asan}
 fi
-FARE_FRR=${FARE_FRR:-10.3}
-export FARE_FRR
-case $FARE_FRR in
-10.3)	PATCHES=$TOP/patches
-	BUILD=${BUILD:-$TOP/build} ;;
-10.7)	PATCHES=$TOP/patches/frr-10.7
-	BUILD=${BUILD:-$TOP/build-frr$FARE_FRR} ;;
-*)	echo "build.sh: FARE_FRR=$FARE_FRR: 10.3 or 10.7" >&2; exit 1 ;;
-esac
+. "$TOP/scripts/frr-target.sh"
+PATCHES=$FRR_PATCHES
 JOBS=${JOBS:-$(nproc)}
 PREFIX=$BUILD/install
 LYPREFIX=$BUILD/libyang-install
@@ -53,14 +47,14 @@ fi
 
 # --- FRR work tree with our patch series ----------------------------------
 # build/frr is a copy of the Debian source tree. The patches applied to it are
-# remembered in build/frr/.fare-applied; when patches/ changes they are
+# remembered in build/frr/.fare-applied; when the series changes they are
 # reverted and the new series applied, so only touched files get new mtimes.
 if [ ! -d "$FRR" ]; then
 	log "FRR: new work tree from $FRR_SRC"
 	cp -a "$FRR_SRC" "$FRR"
 	mkdir -p "$FRR/.fare-applied"
 fi
-if ! diff -rq -x "frr-*" "$PATCHES" "$FRR/.fare-applied" >/dev/null 2>&1; then
+if ! diff -rq "$PATCHES" "$FRR/.fare-applied" >/dev/null 2>&1; then
 	if [ -f "$FRR/.fare-applied/series" ]; then
 		log "FRR: reverting the previously applied series"
 		tac "$FRR/.fare-applied/series" | sed '/^#/d' | while read -r p; do

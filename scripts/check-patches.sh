@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # The patch series as upstream FRR would take it: every patch of
-# patches/series is applied with `git am` to a clean FRR 10.3 tree (Debian's
-# source), its commit message is checked against FRR's format, FRR's own
+# the series of the FRR release FARE_FRR selects (patches/frr-10.7/series by
+# default, patches/frr-10.3/series with FARE_FRR=10.3) is applied with
+# `git am` to a clean FRR tree of that release (the sources build.sh
+# fetched: 10.7.1's release tarball, Debian 13's 10.3 source), its commit message is checked against FRR's format, FRR's own
 # style check (tools/checkpatch.sh) is run on it, and FRR is compiled after
 # each step. The last patch includes bgpd/fare/subdir.am, so the module's
 # sources (bgpd-fare/) are added at that step, as a distribution does.
 # Prints one line per patch and exits non-zero when a step fails.
 #
-# usage: scripts/check-patches.sh   (as root on Debian 12; uses build/'s
-#        sources and libyang, running scripts/build.sh first if they are
-#        missing)
-# environment: JOBS (default nproc), CHECK_DIR (default build-patchcheck),
+# usage: scripts/check-patches.sh   (as root on Debian 12; uses the build
+#        directory's sources and libyang, running scripts/build.sh first if
+#        they are missing)
+# environment: FARE_FRR (10.7, the default, or 10.3), JOBS (default nproc),
+# CHECK_DIR (default build-patchcheck-<release>),
 # CHECK_CFLAGS (default -O0: a compile check, so without optimisation; FRR's
 # warnings flags are added by its configure either way)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-CHECK=${CHECK_DIR:-$TOP/build-patchcheck}
+. "$TOP/scripts/frr-target.sh"
+CHECK=${CHECK_DIR:-$TOP/build-patchcheck-$FARE_FRR}
 JOBS=${JOBS:-$(nproc)}
 LYPREFIX=$BUILD/libyang-install
 TREE=$CHECK/frr
@@ -26,7 +29,7 @@ STYLE=$CHECK/style
 log() { printf '[check-patches %s] %s\n' "$(date +%T)" "$*"; }
 
 [ -f "$LYPREFIX/lib/pkgconfig/libyang.pc" ] || "$TOP/scripts/build.sh"
-FRR_SRC=$(ls -d "$BUILD"/src/frr-10.3*/ | head -n1)
+FRR_SRC=$(ls -d "$BUILD"/src/frr-"$FARE_FRR"*/ | head -n1)
 
 log "clean FRR tree from $FRR_SRC in $TREE"
 rm -rf "$CHECK"
@@ -37,7 +40,7 @@ git -C "$TREE" init -q
 git -C "$TREE" config user.name "FARE for FRR"
 git -C "$TREE" config user.email fare-frr@users.noreply.invalid
 git -C "$TREE" add -A >/dev/null
-git -C "$TREE" commit -q -m "FRR 10.3 (Debian source)"
+git -C "$TREE" commit -q -m "FRR $(basename "$FRR_SRC") (release source)"
 git -C "$TREE" worktree add -q --detach "$STYLE" HEAD
 
 log "bootstrap, configure and build the unpatched tree (once)"
@@ -72,7 +75,7 @@ check_message() {
 failed=0
 summary=()
 n=0
-total=$(sed '/^#/d;/^$/d' "$TOP/patches/series" | wc -l)
+total=$(sed '/^#/d;/^$/d' "$FRR_PATCHES/series" | wc -l)
 while read -r p; do
 	[ -n "$p" ] || continue
 	n=$((n + 1))
@@ -82,7 +85,7 @@ while read -r p; do
 	# FRR's style check, on a clean copy of the tree before this patch
 	git -C "$STYLE" checkout -q --detach "$(git -C "$TREE" rev-parse HEAD)"
 	src=0
-	style=$(bash "$TREE/tools/checkpatch.sh" "$TOP/patches/$p" "$STYLE" 2>&1) || src=$?
+	style=$(bash "$TREE/tools/checkpatch.sh" "$FRR_PATCHES/$p" "$STYLE" 2>&1) || src=$?
 	printf '%s\n' "$style" >"$CHECK/style-$n.log"
 	issues=$(grep -o '| [0-9]* issues' <<<"$style" | awk '{ n += $2 } END { print n + 0 }' || true)
 	case $src in
@@ -91,7 +94,7 @@ while read -r p; do
 	*) notes+=" style: ERRORS ($issues issues)"; failed=1 ;;
 	esac
 
-	if ! git -C "$TREE" am -q "$TOP/patches/$p" 2>"$CHECK/am-$n.log"; then
+	if ! git -C "$TREE" am -q "$FRR_PATCHES/$p" 2>"$CHECK/am-$n.log"; then
 		summary+=("$(printf '%-68s %s' "$p" "DOES NOT APPLY (see $CHECK/am-$n.log)")")
 		failed=1
 		break
@@ -101,7 +104,7 @@ while read -r p; do
 		failed=1
 	fi
 
-	if grep -q '^+include bgpd/fare/subdir.am' "$TOP/patches/$p"; then
+	if grep -q '^+include bgpd/fare/subdir.am' "$FRR_PATCHES/$p"; then
 		# the module's sources, as a distribution adds them
 		mkdir -p "$TREE/bgpd/fare/core"
 		cp "$TOP"/bgpd-fare/subdir.am "$TOP"/bgpd-fare/*.[ch] "$TREE/bgpd/fare/"
@@ -117,7 +120,7 @@ while read -r p; do
 		summary+=("$(printf '%-68s DOES NOT COMPILE (see %s)%s' "$p" "$CHECK/make-$n.log" "$notes")")
 		failed=1
 	fi
-done <"$TOP/patches/series"
+done <"$FRR_PATCHES/series"
 
 echo
 echo "patch series against FRR $(dpkg-parsechangelog -l "$FRR_SRC/debian/changelog" -S Version 2>/dev/null || basename "$FRR_SRC"):"

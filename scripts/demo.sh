@@ -22,8 +22,7 @@ sun) demo=fare_demo_sun; shift ;;
 esac
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-export BUILD
+. "$TOP/scripts/frr-target.sh"
 
 "$TOP/scripts/build.sh"
 "$TOP/scripts/setup-test-env.sh"

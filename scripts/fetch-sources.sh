@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Fetch the FRR 10.3 and libyang 3.12.2 source packages from Debian trixie
-# with a project-local apt configuration: the machine's apt sources are not
-# touched. Pinned versions first, then the newest 10.3 / 3.12 in trixie.
+# Fetch FRR's and libyang 3.12.2's sources from Debian's archive with a
+# project-local apt configuration: the machine's apt sources are not touched.
 #
-# FARE_FRR=10.7 (opt-in, in progress): FRR 10.7.1's release source instead,
-# from Debian sid's source package frr 10.7.1-6. Only its orig tarball can
-# be fetched (the .dsc and .debian.tar.xz are not on the mirror): apt checks
-# it against sid's Sources index and it is unpacked as it is, without
-# Debian's patches. libyang stays trixie's 3.12.2.
+# FARE_FRR=10.7 (the default): FRR 10.7.1's release source, from Debian
+# sid's source package frr 10.7.1-6. Only its orig tarball can be fetched
+# (the .dsc and .debian.tar.xz are not on the mirror): apt checks it against
+# sid's Sources index and it is unpacked as it is, without Debian's patches.
+# FARE_FRR=10.3: Debian 13 (trixie)'s source package frr 10.3, with
+# Debian's patches. libyang is trixie's 3.12.2 for both. Pinned versions
+# first, then the newest 10.3 / 3.12 in trixie.
 #
 # usage: fetch-sources.sh BUILD_DIR
 set -euo pipefail
 
 BUILD=${1:?usage: fetch-sources.sh BUILD_DIR}
-FARE_FRR=${FARE_FRR:-10.3}
+FARE_FRR=${FARE_FRR:-10.7}
 case $FARE_FRR in
 10.3) FRR_PIN=${FRR_VERSION:-10.3-3+deb13u1} ;;
 10.7) FRR_PIN=${FRR_VERSION:-10.7.1-6} ;;

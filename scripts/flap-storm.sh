@@ -23,8 +23,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-export BUILD
+. "$TOP/scripts/frr-target.sh"
 
 [ "${FARE_STORM_NO_BUILD:-0}" = 1 ] || "$TOP/scripts/build.sh"
 "$TOP/scripts/setup-test-env.sh"

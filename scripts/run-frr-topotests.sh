@@ -11,8 +11,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-export BUILD
+. "$TOP/scripts/frr-target.sh"
 
 FRR_TOPOTESTS=(
 	bgp_ecmp_topo1 bgp_ecmp_topo3 bgp_weighted_ecmp_recursive bgp_link_bw_ip

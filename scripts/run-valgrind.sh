@@ -17,8 +17,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-export BUILD
+. "$TOP/scripts/frr-target.sh"
 read -r -a PYTEST <<<"${PYTEST:-/usr/bin/python3 -m pytest}"
 
 tests=()

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+. "$TOP/scripts/frr-target.sh"
 PREFIX=$BUILD/install
 TT=$BUILD/frr/tests/topotests
 

@@ -20,7 +20,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 DEB=${DEB_DIR:-$TOP/build-deb}
 OUT=$DEB/out
-BUILD=${BUILD:-$TOP/build}
+. "$TOP/scripts/frr-target.sh"
 MARK=/tmp/deb-install-running
 VTYSH=/usr/bin/vtysh
 DAEMONS=/etc/frr/daemons
