@@ -1460,14 +1460,19 @@ static int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 }
 
 /* Whether one of the prefix's best and multipaths comes from a peer due a
- * refresh.
+ * refresh. The best path heads the destination's list only while the
+ * list is as best-path selection sorted it: a path that arrived or was
+ * marked unsorted since stands before it, and a multipath may too. So
+ * every path is looked at, by its flags, whatever its place.
  */
-static bool fare_dest_affected(struct fare_instance *fi, struct bgp_path_info *best)
+static bool fare_dest_affected(struct fare_instance *fi, struct bgp_dest *dest)
 {
 	struct fare_peer_view key = {}, *view;
 	struct bgp_path_info *pi;
 
-	for (pi = best; pi; pi = bgp_path_info_mpath_next(pi)) {
+	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next) {
+		if (!CHECK_FLAG(pi->flags, BGP_PATH_SELECTED | BGP_PATH_MULTIPATH))
+			continue;
 		key.peer = pi->peer;
 		view = fare_peer_views_find(&fi->peer_views, &key);
 		if (view && view->refresh)
@@ -1506,7 +1511,7 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 			if (!best)
 				continue;
 			walked++;
-			if (!all && !fare_dest_affected(fi, best))
+			if (!all && !fare_dest_affected(fi, dest))
 				continue;
 			bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
 			bgp_process(bgp, dest, best, afi, SAFI_UNICAST);
