@@ -164,16 +164,21 @@ static void nh_free(struct dp_nh *nh)
 	free(nh);
 }
 
-static void nh_flush(struct dp_nl *nl)
+static void nh_free_all(struct dp_nh **buckets)
 {
 	for (size_t i = 0; i < NH_BUCKETS; i++) {
-		while (nl->nh[i]) {
-			struct dp_nh *nh = nl->nh[i];
+		while (buckets[i]) {
+			struct dp_nh *nh = buckets[i];
 
-			nl->nh[i] = nh->next;
+			buckets[i] = nh->next;
 			nh_free(nh);
 		}
 	}
+}
+
+static void nh_flush(struct dp_nl *nl)
+{
+	nh_free_all(nl->nh);
 }
 
 static void nh_msg(struct dp_nl *nl, const struct nlmsghdr *nlh)
@@ -840,9 +845,16 @@ int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool adopt, struct dp_ad
 		*adopted = NULL;
 		*nadopted = 0;
 	}
-	if (!saved)
+	/* the nexthops as they were, kept until the dump is complete */
+	struct dp_nh **saved_nh = malloc(sizeof(nl->nh));
+
+	if (!saved || !saved_nh) {
+		free(saved);
+		free(saved_nh);
 		return -1;
-	nh_flush(nl);
+	}
+	memcpy(saved_nh, nl->nh, sizeof(nl->nh));
+	memset(nl->nh, 0, sizeof(nl->nh));
 	for (size_t i = 0; i < cfg->ndests; i++) {
 		saved[i] = cfg->dests[i].route;
 		cfg->dests[i].route.present = false;
@@ -874,14 +886,22 @@ int dp_nl_dump(struct dp_nl *nl, struct dp_config *cfg, bool adopt, struct dp_ad
 	nl->dumping = false;
 	nl->cleanup = false;
 	if (ret < 0 || nret < 0) {
-		/* a partial view: the routes as they were; dump again later */
+		/* a partial view: the routes and nexthops as they were (a
+		 * route's group resolved through a partial nexthop table would
+		 * lose members until the next dump); dump again later
+		 */
 		for (size_t i = 0; i < cfg->ndests; i++)
 			cfg->dests[i].route = saved[i];
+		nh_flush(nl);
+		memcpy(nl->nh, saved_nh, sizeof(nl->nh));
+		free(saved_nh);
 		free(saved);
 		nl->nleft = 0;
 		return -1;
 	}
 	free(saved);
+	nh_free_all(saved_nh);
+	free(saved_nh);
 	leftovers(nl, cfg, adopt ? adopted : NULL, nadopted);
 	return 0;
 }
