@@ -142,13 +142,14 @@ def _kernel_weights_once(router, prefix, ipv6, key):
 NHG_DUMP = os.path.join(os.path.dirname(os.path.realpath(__file__)), "fare_nhg_dump.py")
 
 
-def kernel_weights_wide(router, prefix, key="dev"):
+def kernel_weights_wide(router, prefix, key="dev", ipv6=False):
     """As kernel_weights(), with each member's full weight read from the
     kernel over netlink: 16 bits on Linux 6.12 and later, where iproute2
     before 6.12 shows only the low 8 bits."""
-    routes = json.loads(router.run("ip -j -4 route show {}".format(prefix)) or "[]")
+    fam = "-6" if ipv6 else "-4"
+    routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
     if not routes or "nhid" not in routes[0]:
-        return kernel_weights(router, prefix, key=key)
+        return kernel_weights(router, prefix, ipv6, key=key)
     groups = json.loads(router.run("/usr/bin/python3 {}".format(NHG_DUMP)))
     weights = {}
     for member, weight in groups.get(str(routes[0]["nhid"]), []):
