@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# Debian packages for Debian 12 (bookworm): FRR 10.3 from Debian's own source
-# package (frr 10.3-3+deb13u1, trixie) with the FARE patch series added to
-# debian/patches, the bgpd_fare module in an add-on binary package frr-fare,
-# and libyang 3 (libyang 3.12.2-1, trixie), which FRR 10.3 needs and bookworm
-# lacks; and the data-plane agent (fare-dpd, libfaredp-dev) from this
-# repository's autotools build. Every .deb goes to build-deb/out/ (debug
+# Debian packages for Debian 12 (bookworm) of the FRR release FARE_FRR
+# selects (scripts/frr-target.sh), with the FARE patch series of that release
+# (patches/frr-<release>/) added to debian/patches and the bgpd_fare module
+# in an add-on binary package frr-fare:
+#   FARE_FRR=10.7 (default): FRR 10.7.1 from Debian sid's orig tarball
+#     (frr 10.7.1-6: its .dsc and Debian tarball cannot be fetched), packaged
+#     with the debian/ of trixie's frr 10.3-3+deb13u1 carried over to 10.7.1
+#     (Debian's patches dropped: 10.7.1 has them all; frr.pc not installed),
+#     version 10.7.1-0fare1;
+#   FARE_FRR=10.3: Debian's own source package frr 10.3-3+deb13u1 (trixie),
+#     version 10.3-3+deb13u1+fare1.
+# Both with libyang 3 (libyang 3.12.2-1, trixie), which FRR needs and
+# bookworm lacks, and the data-plane agent (fare-dpd, libfaredp-dev) from
+# this repository's autotools build. Every .deb goes to DEB_DIR/out/ (debug
 # symbols to out/debug/, the new source packages to out/source/); install with
-#   apt-get install ./build-deb/out/*.deb
+#   apt-get install ./build-deb-10.7/out/*.deb
 #
-# usage: scripts/build-deb.sh   (as root on Debian 12)
-# environment: DEB_DIR (default ./build-deb), JOBS (default 2),
+# usage: [FARE_FRR=10.3] scripts/build-deb.sh   (as root on Debian 12)
+# environment: FARE_FRR (10.7, the default, or 10.3), DEB_DIR (default
+#   ./build-deb-<release>), JOBS (default 2),
 #   FRR_PROFILES, LIBYANG_PROFILES: build profiles (default none, e.g.
 #   "nocheck" to skip the upstream test suites)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-DEB=${DEB_DIR:-$TOP/build-deb}
+. "$TOP/scripts/frr-target.sh"
+DEB=${DEB_DIR:-$TOP/build-deb-$FARE_FRR}
 OUT=$DEB/out
 JOBS=${JOBS:-2}
 FRR_PROFILES=${FRR_PROFILES:-}
 LIBYANG_PROFILES=${LIBYANG_PROFILES:-}
 FARE_REV=fare1
+# the trixie source package whose debian/ packages FRR 10.7.1
+FRR_DEBIAN_BASE=10.3-3+deb13u1
 MAINT="FARE for FRR <fare-frr@users.noreply.invalid>"
 
 export DEBIAN_FRONTEND=noninteractive
@@ -61,9 +73,8 @@ log "tools: dpkg-dev, debhelper, quilt"
 apt_get update -qq
 apt_get install -y -qq --no-install-recommends build-essential dpkg-dev debhelper \
 	quilt fakeroot git ca-certificates debian-archive-keyring >/dev/null
-"$TOP/scripts/fetch-sources.sh" "$DEB"
+FRR_DEBIAN_BASE=$FRR_DEBIAN_BASE "$TOP/scripts/fetch-sources.sh" "$DEB"
 
-FRR_DSC=$(ls "$DEB"/src/frr_10.3*.dsc | head -n1)
 LY_DSC=$(ls "$DEB"/src/libyang_3.12*.dsc | head -n1)
 mkdir -p "$OUT"
 rm -rf "$OUT"/*.deb "$OUT/debug" "$OUT/source"
@@ -87,6 +98,13 @@ collect() {
 # upgrade to Debian 13.
 LY=$DEB/libyang
 ly_ver=$(sed -n 's/^Version: //p' "$LY_DSC")~bpo12+1
+# the same libyang, already built for the other FRR release, is taken as it is
+for other in "$TOP"/build-deb-*/libyang; do
+	[ "$other" != "$LY" ] && ! ls "$LY"/libyang3_"$ly_ver"_*.deb >/dev/null 2>&1 &&
+		ls "$other"/libyang3_"$ly_ver"_*.deb >/dev/null 2>&1 || continue
+	log "libyang $ly_ver: the packages built in $other"
+	rm -rf "$LY" && mkdir -p "$LY" && cp "$other"/*.deb "$LY/"
+done
 if ls "$LY"/libyang3_"$ly_ver"_*.deb >/dev/null 2>&1; then
 	log "libyang $ly_ver: already built in $LY"
 else
@@ -112,22 +130,58 @@ apt_get install -y -qq --no-install-recommends --allow-downgrades \
 
 # --- FRR with the FARE patches and the frr-fare package -------------------
 FRR=$DEB/frr
-log "FRR: source from $(basename "$FRR_DSC") (Debian's patches applied)"
 rm -rf "$FRR" && mkdir -p "$FRR"
-unpack "$FRR_DSC" "$FRR/src"
-cp "$(dirname "$FRR_DSC")"/frr_*.orig.tar.* "$FRR/"
-frr_ver=$(cd "$FRR/src" && dpkg-parsechangelog -SVersion)+$FARE_REV
+if [ "$FARE_FRR" = 10.3 ]; then
+	FRR_DSC=$(ls "$DEB"/src/frr_10.3*.dsc | head -n1)
+	log "FRR: source from $(basename "$FRR_DSC") (Debian's patches applied)"
+	unpack "$FRR_DSC" "$FRR/src"
+	cp "$(dirname "$FRR_DSC")"/frr_*.orig.tar.* "$FRR/"
+	frr_ver=$(cd "$FRR/src" && dpkg-parsechangelog -SVersion)+$FARE_REV
+	frr_changes="  * Build for Debian 12 (bookworm) with libyang 3."
+else
+	# FRR 10.7.1: sid's orig tarball (the release source) with trixie's
+	# debian/ carried over. Debian's patches of 10.3 (six CVE backports and a
+	# test fix for s390x) are all in FRR 10.7.1 and are dropped; FRR 10.7
+	# installs a pkg-config file (frr.pc) for out-of-tree modules, for which
+	# trixie's packaging has no -dev package: not installed, as FRR's own
+	# debian/ of 10.7 does. The rest of trixie's packaging (rules, install
+	# lists, manual pages, maintainer scripts) holds for 10.7.1 as it is:
+	# 10.7.1 installs the same files but frr.pc.
+	FRR_ORIG=$(ls "$DEB"/src/frr_10.7.*.orig.tar.xz | head -n1)
+	base=$DEB/src/debian-base/frr_$FRR_DEBIAN_BASE
+	frr_up=$(basename "$FRR_ORIG" .orig.tar.xz)
+	frr_up=${frr_up#frr_}
+	log "FRR: $(basename "$FRR_ORIG") with the debian/ of trixie's frr $FRR_DEBIAN_BASE"
+	mkdir -p "$FRR/src"
+	tar -C "$FRR/src" --strip-components=1 -xf "$FRR_ORIG"
+	cp "$FRR_ORIG" "$FRR/"
+	cp -a "$base/debian" "$FRR/src/debian"
+	dropped=$(grep -Ev '^[[:space:]]*(#|$)' "$FRR/src/debian/patches/series" | paste -sd,)
+	rm -rf "$FRR/src/debian/patches"
+	mkdir -p "$FRR/src/debian/patches"
+	: >"$FRR/src/debian/patches/series"
+	echo 'usr/lib/*/frr/pkgconfig/frr.pc' >>"$FRR/src/debian/not-installed"
+	frr_ver=$frr_up-0$FARE_REV
+	frr_changes="  * New upstream release $frr_up (FRR's release source, the orig tarball of
+    Debian sid's frr), packaged with the debian/ of trixie's frr
+    $FRR_DEBIAN_BASE:
+    - Drop Debian's patches, all in $frr_up:
+$(sed 's/,/, /g' <<<"$dropped." | fold -s -w 68 | sed 's/ *$//; s/^/      /')
+    - debian/not-installed: frr.pc, FRR's new pkg-config file.
+  * Build for Debian 12 (bookworm) with libyang 3."
+	log "FRR: Debian's 10.3 patches dropped (in $frr_up): ${dropped//,/ }"
+fi
 
-# Our patch series, in the order of patches/series, after Debian's own.
+# Our patch series, in the order of its series file, after Debian's own.
 mkdir -p "$FRR/src/debian/patches/fare"
 n=0
 while read -r p; do
 	case $p in '' | '#'*) continue ;; esac
-	cp "$TOP/patches/$p" "$FRR/src/debian/patches/fare/$p"
+	cp "$FRR_PATCHES/$p" "$FRR/src/debian/patches/fare/$p"
 	echo "fare/$p" >>"$FRR/src/debian/patches/series"
 	n=$((n + 1))
-done <"$TOP/patches/series"
-log "FRR: $n patches from patches/series added to debian/patches/fare/"
+done <"$FRR_PATCHES/series"
+log "FRR: $n patches from ${FRR_PATCHES#"$TOP"/}/series added to debian/patches/fare/"
 
 # The module's sources, as the build assembles them (scripts/build.sh), go in
 # as one more patch that creates bgpd/fare/.
@@ -204,7 +258,7 @@ npatches=$(grep -c '^fare/' "$FRR/src/debian/patches/series")
       for bgpd modules, exact and 16-bit nexthop weights in zebra) and the
       bgpd_fare module's sources as bgpd/fare/.
     - New binary package frr-fare with the module bgpd_fare.so.
-  * Build for Debian 12 (bookworm) with libyang 3.
+$frr_changes
 
 EOF
 	printf ' -- %s  %s\n\n' "$MAINT" "$(date -R)"

@@ -10,6 +10,11 @@
 # Debian's patches. libyang is trixie's 3.12.2 for both. Pinned versions
 # first, then the newest 10.3 / 3.12 in trixie.
 #
+# With FRR_DEBIAN_BASE set (scripts/build-deb.sh does), FARE_FRR=10.7 also
+# fetches the Debian tarball (debian/) of trixie's source package frr
+# FRR_DEBIAN_BASE (e.g. 10.3-3+deb13u1) into BUILD_DIR/src/debian-base/: the
+# packaging that build-deb.sh carries over to 10.7.1.
+#
 # usage: fetch-sources.sh BUILD_DIR
 set -euo pipefail
 
@@ -93,9 +98,27 @@ fetch_orig() {
 	echo "fetch-sources: $name $pin (orig tarball only) in $SRC/$name-$upstream/"
 }
 
+# fetch_debian NAME PIN: only the .dsc and the Debian tarball of source
+# package NAME at PIN (apt checks them against the Sources index), the
+# Debian tarball unpacked in debian-base/NAME_PIN/
+fetch_debian() {
+	local name=$1 pin=$2 dir=$SRC/debian-base/${1}_$2
+	if [ -d "$dir/debian" ]; then
+		echo "fetch-sources: $name $pin's debian/ already in $dir/"
+		return
+	fi
+	mkdir -p "$dir"
+	(cd "$dir" && apt-get "${apt_opts[@]}" source -qq --download-only --dsc-only "$name=$pin" >/dev/null &&
+		apt-get "${apt_opts[@]}" source -qq --download-only --diff-only "$name=$pin" >/dev/null) ||
+		{ echo "fetch-sources: no $name $pin (its .dsc and Debian tarball)" >&2; exit 1; }
+	(cd "$dir" && tar xf "${name}_$pin.debian.tar.xz")
+	echo "fetch-sources: $name $pin's debian/ (Debian tarball only) in $dir/"
+}
+
 if [ "$FARE_FRR" = 10.3 ]; then
 	fetch frr "$FRR_PIN" "10.3"
 else
 	fetch_orig frr "$FRR_PIN" "${FRR_PIN%%-*}"
+	[ -z "${FRR_DEBIAN_BASE:-}" ] || fetch_debian frr "$FRR_DEBIAN_BASE"
 fi
 fetch libyang "$LIBYANG_PIN" "3.12"

@@ -9,8 +9,10 @@
 # Each step is printed with the time; any failure exits non-zero, and the
 # packages are purged in every case.
 #
-# usage: scripts/test-deb.sh   (as root on Debian 12, after build-deb.sh)
-# environment: DEB_DIR (default ./build-deb)
+# usage: [FARE_FRR=10.3] scripts/test-deb.sh   (as root on Debian 12, after
+#        build-deb.sh with the same FARE_FRR)
+# environment: FARE_FRR (10.7, the default, or 10.3: which release's packages,
+# as for build-deb.sh), DEB_DIR (default ./build-deb-<release>)
 #
 # Installing frr replaces /usr/bin/vtysh, which the topotests use: the test
 # waits until no pytest runs, marks its run with /tmp/deb-install-running,
@@ -18,9 +20,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-DEB=${DEB_DIR:-$TOP/build-deb}
-OUT=$DEB/out
 . "$TOP/scripts/frr-target.sh"
+DEB=${DEB_DIR:-$TOP/build-deb-$FARE_FRR}
+OUT=$DEB/out
 MARK=/tmp/deb-install-running
 VTYSH=/usr/bin/vtysh
 DAEMONS=/etc/frr/daemons
@@ -41,6 +43,10 @@ for f in "${debs[@]}"; do
 	pkgs+=("$(dpkg-deb -f "$f" Package)")
 done
 frr_ver=$(dpkg-deb -f "$(ls "$OUT"/frr_*.deb)" Version)
+case $frr_ver in
+"$FARE_FRR"[.-]*) ;;
+*) fail "$OUT holds frr $frr_ver, not FRR $FARE_FRR (FARE_FRR=$FARE_FRR)" ;;
+esac
 
 # installed PKG: whether dpkg knows PKG in any state but "not installed"
 installed() {
