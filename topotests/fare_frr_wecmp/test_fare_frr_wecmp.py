@@ -28,6 +28,9 @@ fare link-bandwidth` (FARE-3).
 - FRR NNHN: r2 and r3 send r1 the Next Hop Characteristics attribute
   (`neighbor send-nexthop-characteristics`), with 2 and 3 next-next hops;
   with `bgp bestpath bandwidth ignore` FRR weighs 2:3, zebra 170:255.
+- Without FRR's link bandwidth on r3's path: FARE's 2:1 still; FRR's
+  skip-missing leaves r3's path out, default-weight-for-missing gives it 1
+  (255:1), FRR's default weighs nothing (equal).
 The kernel's nexthop group of P on r1 is read for every case.
 """
 
@@ -171,16 +174,33 @@ def test_nnhn():
     check(r1, (FARE_W, "fare", WCMP), "NNHN, Path Bandwidth back")
 
 
-def test_equal():
-    "No FARE weights and no FRR weights: equal, said so."
+def lb_handling(router):
+    return vtysh_json(router, "show bgp fare json")["frrWeightedEcmp"]["linkBandwidth"]
+
+
+def test_missing_link_bandwidth():
+    """r3's path without FRR's link bandwidth: FARE still weighs it 2:1 where
+    FRR's skip-missing would leave it out; without Path Bandwidth FRR's
+    skip-missing, default-weight-for-missing, and its default (no weights
+    unless every path has one: equal)."""
     tgen = tgen_or_skip()
     r1, r4 = tgen.gears["r1"], tgen.gears["r4"]
-    r1_bgp(r1, "no bgp bestpath bandwidth ignore", "address-family ipv4 unicast",
+    r1_bgp(r1, "bgp bestpath bandwidth skip-missing", "address-family ipv4 unicast",
            "no neighbor {} route-map LB-R3 in".format(R3))
+    assert wait_for(lambda: lb_handling(r1), "skip-missing", count=10) == "skip-missing"
+    check(r1, (FARE_W, "fare", WCMP), "skip-missing, FARE")
     r4.vtysh_cmd("configure terminal\nrouter bgp 65004\nno bgp fare originate\n")
-    # r3's path has no link bandwidth: FRR's default handling weighs none
+    check(r1, ({"to-r2": 1}, "frr-link-bandwidth", NO_PB), "skip-missing, FRR")
+    assert frr_weights(r1) == {"to-r2": LB_MBPS["r2"] * 1000000 // 8, "to-r3": 0}
+    r1_bgp(r1, "bgp bestpath bandwidth default-weight-for-missing")
+    # 125000000 : 1 scaled to 255: 255 : 1 (at least 1)
+    check(r1, ({"to-r2": 255, "to-r3": 1}, "frr-link-bandwidth", NO_PB),
+          "default-weight-for-missing")
+    assert frr_weights(r1) == {"to-r2": LB_MBPS["r2"] * 1000000 // 8, "to-r3": 1}
+    r1_bgp(r1, "no bgp bestpath bandwidth default-weight-for-missing")
     check(r1, (EQUAL_W, "equal", NO_PB), "nobody weighs")
     assert frr_weights(r1) == {"to-r2": None, "to-r3": None}
+    assert lb_handling(r1) == "ecmp"
 
 
 if __name__ == "__main__":
