@@ -31,6 +31,8 @@ fare link-bandwidth` (FARE-3).
 - Without FRR's link bandwidth on r3's path: FARE's 2:1 still; FRR's
   skip-missing leaves r3's path out, default-weight-for-missing gives it 1
   (255:1), FRR's default weighs nothing (equal).
+- use-underlays-nexthop-weight: written and cleared as configured (patch
+  0019), the source named where nobody else weighs.
 The kernel's nexthop group of P on r1 is read for every case.
 """
 
@@ -201,6 +203,30 @@ def test_missing_link_bandwidth():
     check(r1, (EQUAL_W, "equal", NO_PB), "nobody weighs")
     assert frr_weights(r1) == {"to-r2": None, "to-r3": None}
     assert lb_handling(r1) == "ecmp"
+
+
+def underlay_weight(router):
+    return vtysh_json(router, "show bgp fare json")["frrWeightedEcmp"]["useUnderlaysNexthopWeight"]
+
+
+def test_use_underlays_nexthop_weight():
+    """use-underlays-nexthop-weight (FRR's fix after 10.7.1, patch 0019): not
+    written unless set (the datacenter defaults set deterministic-med, whose
+    bit 10.7.1 tested), named as the source where nobody else weighs, and
+    `no` clears it, not deterministic-med."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    assert "use-underlays-nexthop-weight" not in r1.vtysh_cmd("show running-config")
+    r1_bgp(r1, "use-underlays-nexthop-weight")
+    assert wait_for(lambda: underlay_weight(r1), True, count=10) is True
+    # P's next hops are connected: each weighs 1 with the underlay's weight
+    check(r1, (EQUAL_W, "frr-underlay-weight", NO_PB), "underlay weight")
+    assert " use-underlays-nexthop-weight\n" in r1.vtysh_cmd("show running-config")
+    r1_bgp(r1, "no use-underlays-nexthop-weight")
+    assert wait_for(lambda: underlay_weight(r1), False, count=10) is False
+    check(r1, (EQUAL_W, "equal", NO_PB), "no underlay weight")
+    out = r1.vtysh_cmd("show running-config")
+    assert "use-underlays-nexthop-weight" not in out and "deterministic-med" not in out, out
 
 
 if __name__ == "__main__":
