@@ -1185,19 +1185,85 @@ void fare_installed_weights(struct fare_instance *fi, struct bgp_dest *dest,
 		weights[i] = res->weighted && i < res->n ? fare_result_weight(res, i) : 1;
 }
 
-/* FARE-7/WP-3: weights of a route's nexthops for zebra. */
+/* Whether FARE looks at a route for zebra: FARE on, IPv4 or IPv6 unicast,
+ * not originated here; else bgpd weights it alone.
+ */
+static bool fare_route_weighable(struct fare_instance *fi, struct bgp_dest *dest,
+				 struct bgp_path_info *best)
+{
+	struct bgp_table *table = bgp_dest_table(dest);
+
+	return fi && fi->enabled && best && fare_afi_safi(table->afi, table->safi) &&
+	       !fare_route_is_local(fi->bgp, best);
+}
+
+/* Whether FARE's weights of a route it looks at are installed: it weighs
+ * it (Path Bandwidth, FARE-7, or an Enhanced ECMP sub-group, EE-4) and
+ * bgpd takes that many paths.
+ */
+static bool fare_weights_installed(bool weighted, size_t n, size_t max)
+{
+	return weighted && n <= max;
+}
+
+/* Who sets the weights bgpd sends zebra for a route whose FARE view is fp
+ * (doc/user/fare.rst, "FARE next to FRR's own weighted ECMP"): FARE where
+ * it weighs the route, else FRR's own weighted ECMP, by link bandwidth,
+ * next-next-hop node count or the underlay's weight, else none (equal).
+ */
+enum fare_weight_source fare_weight_source(struct fare_instance *fi, struct bgp_dest *dest,
+					   struct bgp_path_info *best, const struct fare_prefix *fp)
+{
+	if (fare_route_weighable(fi, dest, best) &&
+	    fare_weights_installed(fp->out.wcmp || fp->ee.applied, fp->n, MULTIPATH_NUM))
+		return fp->out.wcmp ? FARE_WSRC_FARE : FARE_WSRC_FARE_SUBGROUP;
+	switch (fare_frr_wecmp(fi->bgp, dest, best)) {
+	case FARE_FRR_WECMP_LINK_BW:
+		return FARE_WSRC_FRR_LINK_BW;
+	case FARE_FRR_WECMP_NNHN:
+		return FARE_WSRC_FRR_NNHN;
+	case FARE_FRR_WECMP_UNDERLAY:
+		return FARE_WSRC_FRR_UNDERLAY;
+	case FARE_FRR_WECMP_NONE:
+		break;
+	}
+	return FARE_WSRC_EQUAL;
+}
+
+const char *fare_weight_source_str(enum fare_weight_source src)
+{
+	switch (src) {
+	case FARE_WSRC_FARE:
+		return "fare";
+	case FARE_WSRC_FARE_SUBGROUP:
+		return "fare-ecmp-subgroup";
+	case FARE_WSRC_FRR_LINK_BW:
+		return "frr-link-bandwidth";
+	case FARE_WSRC_FRR_NNHN:
+		return "frr-nnhn";
+	case FARE_WSRC_FRR_UNDERLAY:
+		return "frr-underlay-weight";
+	case FARE_WSRC_EQUAL:
+		break;
+	}
+	return "equal";
+}
+
+/* FARE-7/WP-3: weights of a route's nexthops for zebra. Where FARE does
+ * not weigh the route (FARE off, no Path Bandwidth on every path, ...),
+ * it sets none and bgpd's own weighted ECMP applies (fare_weight_source()).
+ */
 static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 				      struct bgp_path_info *best, uint64_t *weights,
 				      unsigned int max)
 {
 	struct fare_instance *fi = fare_instance_find(bgp);
-	struct bgp_table *table = bgp_dest_table(dest);
 	struct fare_result *res;
+	enum fare_frr_wecmp frr;
 	size_t i;
 	int ret = 0;
 
-	if (!fi || !fi->enabled || !fare_afi_safi(table->afi, table->safi) ||
-	    fare_route_is_local(bgp, best))
+	if (!fare_route_weighable(fi, dest, best))
 		return 0;
 	/* bgpd's contract: an earlier module that weighted the route wins */
 	for (i = 0; i < max; i++)
@@ -1208,15 +1274,19 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 	/* FARE's weights, over the remote group's sub-group only where
 	 * Enhanced ECMP applies (EE-4)
 	 */
-	if (res->weighted && res->n <= max) {
+	if (fare_weights_installed(res->weighted, res->n, max)) {
 		for (i = 0; i < res->n; i++)
 			weights[i] = fare_result_weight(res, i);
 		ret = 1;
 	}
 	fare_ingress_note(fi, dest); /* EE-1 */
+	/* no weight set: FRR's own weighted ECMP, if any, weighs the route */
+	frr = ret ? FARE_FRR_WECMP_NONE : fare_frr_wecmp(bgp, dest, best);
 	if (res->wcmp && ret) {
 		fare_counters.wcmp_routes++;
 		fare_counters.dropped_paths += res->dropped;
+	} else if (frr != FARE_FRR_WECMP_NONE) {
+		fare_counters.frr_weighted_routes++;
 	} else {
 		fare_counters.ecmp_routes++;
 	}
@@ -1228,8 +1298,11 @@ static int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest,
 		for (i = 0; i < res->n && len < sizeof(wbuf) - 12; i++)
 			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%" PRIu64, i ? ":" : "",
 					weights[i]);
+		if (!ret)
+			strlcpy(wbuf, frr != FARE_FRR_WECMP_NONE ? "FRR's own" : "ECMP",
+				sizeof(wbuf));
 		zlog_debug("FARE: %pBD: %u path(s), %s, weights %s", dest, res->n,
-			   fare_reason_str(res->reason), ret ? wbuf : "ECMP");
+			   fare_reason_str(res->reason), wbuf);
 	}
 	return ret;
 }

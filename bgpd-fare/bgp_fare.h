@@ -215,6 +215,8 @@ struct fare_counters {
 	uint64_t dropped_paths;			 /* paths left at weight 0 by the
 						  * member budget (WP-3) */
 	uint64_t ecmp_routes;			 /* routes sent to zebra as plain ECMP */
+	uint64_t frr_weighted_routes;		 /* routes FARE did not weigh that
+						  * FRR's own weighted ECMP did */
 	uint64_t transit_withheld;		 /* host role: announcements of routes
 						  * not originated here (SUN-1) */
 };
@@ -268,6 +270,17 @@ struct fare_prefix {
 	struct fare_ecmp_selection ee;
 };
 
+/* Who set the weights of a route's nexthops in zebra (show: weightSource) */
+enum fare_weight_source {
+	FARE_WSRC_FARE,		 /* Path Bandwidth (FARE-4, FARE-7) */
+	FARE_WSRC_FARE_SUBGROUP, /* an Enhanced ECMP sub-group only (EE-4) */
+	FARE_WSRC_FRR_LINK_BW,	 /* FRR: link-bandwidth extended community */
+	FARE_WSRC_FRR_NNHN,	 /* FRR: next-next-hop node count */
+	FARE_WSRC_FRR_UNDERLAY,	 /* FRR: use-underlays-nexthop-weight */
+	FARE_WSRC_EQUAL,	 /* nobody: plain ECMP */
+};
+
+
 extern struct fare_instance *fare_instance_find(const struct bgp *bgp);
 extern struct fare_instance *fare_instance_get(struct bgp *bgp);
 extern struct fare_peer_cfg *fare_peer_cfg_find(struct fare_instance *fi, const char *name);
@@ -286,6 +299,11 @@ extern void fare_display_refresh(void);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
 extern void fare_state_changed(void);
+
+extern enum fare_weight_source fare_weight_source(struct fare_instance *fi, struct bgp_dest *dest,
+						  struct bgp_path_info *best,
+						  const struct fare_prefix *fp);
+extern const char *fare_weight_source_str(enum fare_weight_source src);
 
 extern void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 				     struct bgp_path_info *best, struct fare_prefix *fp);

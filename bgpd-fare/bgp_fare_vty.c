@@ -21,6 +21,7 @@
 #include "bgpd/bgp_vty.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_compat.h"
 
 #include "bgpd/fare/bgp_fare_vty_clippy.c"
 
@@ -594,6 +595,41 @@ static void fare_weight_width_show(struct vty *vty, const struct fare_instance *
 	vty_out(vty, ", largest weight in force %u\n", fi ? fare_max_weight(fi) : FARE_MAX_WEIGHT);
 }
 
+/* "bgp bestpath bandwidth", as FRR's "show bgp bestpath" names it */
+static const char *fare_frr_lb_handling_str(const struct bgp *bgp)
+{
+	switch (bgp->lb_handling) {
+	case BGP_LINK_BW_IGNORE_BW:
+		return "ignore";
+	case BGP_LINK_BW_SKIP_MISSING:
+		return "skip-missing";
+	case BGP_LINK_BW_DEFWT_4_MISSING:
+		return "default-weight-for-missing";
+	case BGP_LINK_BW_ECMP:
+		break;
+	}
+	return "ecmp";
+}
+
+/* FRR's own weighted ECMP knobs: they weigh what FARE does not */
+static void fare_frr_wecmp_show(struct vty *vty, const struct bgp *bgp, json_object *json)
+{
+	if (json) {
+		json_object *j = json_object_new_object();
+
+		json_object_string_add(j, "linkBandwidth", fare_frr_lb_handling_str(bgp));
+		json_object_boolean_add(j, "nextNextHopNodes", fare_frr_nnhn(bgp));
+		json_object_boolean_add(j, "useUnderlaysNexthopWeight",
+					fare_frr_underlay_weight(bgp));
+		json_object_object_add(json, "frrWeightedEcmp", j);
+		return;
+	}
+	vty_out(vty,
+		"  FRR weighted ECMP (where FARE does not weigh): link bandwidth %s, next-next-hop nodes %s, underlays nexthop weight %s\n",
+		fare_frr_lb_handling_str(bgp), fare_frr_nnhn(bgp) ? "yes" : "no",
+		fare_frr_underlay_weight(bgp) ? "yes" : "no");
+}
+
 DEFPY(show_bgp_fare, show_bgp_fare_cmd,
       "show bgp [vrf NAME$vrf_name] fare [json$uj]",
       SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR JSON_STR)
@@ -639,6 +675,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 				    fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 		json_object_int_add(jcfg, "wcmpMaxWeight", fi ? fi->max_weight : FARE_MAX_WEIGHT);
 		fare_weight_width_json(json, fi);
+		fare_frr_wecmp_show(vty, bgp, json);
 		for (ALL_LIST_ELEMENTS_RO(fi ? fi->peers : NULL, node, pc)) {
 			json_object *jp = json_object_new_object();
 
@@ -675,6 +712,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "wcmpRoutes", fare_counters.wcmp_routes);
 		json_object_int_add(jcnt, "droppedPaths", fare_counters.dropped_paths);
 		json_object_int_add(jcnt, "ecmpRoutes", fare_counters.ecmp_routes);
+		json_object_int_add(jcnt, "frrWeightedRoutes", fare_counters.frr_weighted_routes);
 		json_object_int_add(jcnt, "transitWithheld", fare_counters.transit_withheld);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
@@ -702,6 +740,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		fi ? fi->max_weight : FARE_MAX_WEIGHT,
 		fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 	fare_weight_width_show(vty, fi);
+	fare_frr_wecmp_show(vty, bgp, NULL);
 	if (fi && fi->lower_transitive)
 		vty_out(vty, "  Super-spine paths: lower transitive value\n");
 	for (ALL_LIST_ELEMENTS_RO(fi ? fi->multihoming : NULL, node, mh))
@@ -737,8 +776,9 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		fare_counters.graceful_restarts);
 	vty_out(vty,
 		"  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64
-		", paths left out by the member budget %" PRIu64 "\n",
-		fare_counters.wcmp_routes, fare_counters.ecmp_routes, fare_counters.dropped_paths);
+		", weighted by FRR %" PRIu64 ", paths left out by the member budget %" PRIu64 "\n",
+		fare_counters.wcmp_routes, fare_counters.ecmp_routes,
+		fare_counters.frr_weighted_routes, fare_counters.dropped_paths);
 	if (fare_counters.transit_withheld || (fi && fi->role == FARE_ROLE_HOST))
 		vty_out(vty,
 			"  Host role: announcements withheld (not originated here) %" PRIu64 "\n",
@@ -827,6 +867,8 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 	struct bgp_path_info *best = fare_dest_selected(dest);
 	json_object *jp = NULL, *jpaths = NULL;
 	char b1[64], b2[64], b3[64], b4[64];
+	enum fare_weight_source wsrc;
+	enum fare_frr_wecmp frr_how = FARE_FRR_WECMP_NONE;
 	bool local;
 	size_t i;
 
@@ -839,6 +881,12 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 	} else {
 		fare_prefix_compute_dest(fi, dest, best, fp);
 	}
+	/* FARE's weights, or where it has none FRR's own (fare_weight_source()) */
+	wsrc = fare_weight_source(fi, dest, best, fp);
+	if (wsrc == FARE_WSRC_FRR_LINK_BW)
+		frr_how = FARE_FRR_WECMP_LINK_BW;
+	else if (wsrc == FARE_WSRC_FRR_NNHN)
+		frr_how = FARE_FRR_WECMP_NNHN;
 
 	if (jprefixes) {
 		json_object *jadv = json_object_new_object();
@@ -851,6 +899,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 		json_object_string_add(jp, "reason",
 				       local ? "locally originated"
 					     : fare_reason_str(fp->out.reason));
+		json_object_string_add(jp, "weightSource", fare_weight_source_str(wsrc));
 		json_object_int_add(jp, "multihomingFactor", local ? 1 : fp->multihoming);
 		json_object_int_add(jp, "droppedPaths", local ? 0 : fp->out.dropped);
 		if (local) {
@@ -893,6 +942,9 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			}
 			return;
 		}
+		vty_out(vty, "  weights set by: %s%s\n", fare_weight_source_str(wsrc),
+			frr_how != FARE_FRR_WECMP_NONE ? " (Weight: FRR's, before zebra scales it)"
+						       : "");
 		if (fp->multihoming > 1)
 			vty_out(vty, "  multihoming factor %u\n", fp->multihoming);
 		if (fp->out.dropped)
@@ -941,6 +993,9 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_boolean_add(jpath, "ignored", in->ignored);
 			fare_bw_json(jpath, "pathBandwidthBytesPerSec", fp->path_bw[i]);
 			json_object_int_add(jpath, "weight", fp->weights[i]);
+			if (frr_how != FARE_FRR_WECMP_NONE)
+				json_object_int_add(jpath, "frrWeight",
+						    fare_frr_path_weight(fi->bgp, pi, frr_how));
 			/* WP-3: a share below 1/W of the member budget */
 			json_object_boolean_add(jpath, "shareBelowMemberBudget",
 						fp->out.wcmp && fp->path_bw[i] > 0 &&
@@ -949,6 +1004,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 			json_object_array_add(jpaths, jpath);
 		} else {
 			char who[64];
+			uint64_t weight;
 
 			/* "spine1(to-s1)", "10.0.0.1(r2-eth0)" */
 			snprintf(who, sizeof(who), "%s(%s)",
@@ -961,8 +1017,12 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 				fare_bw_format(b4, sizeof(b4), fp->path_bw[i]);
 			else
 				snprintf(b4, sizeof(b4), "-");
-			vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %u\n", who, b1, b2, b3, b4,
-				fp->weights[i]);
+			/* the weight sent to zebra: FARE's, or FRR's unscaled */
+			weight = fp->weights[i];
+			if (frr_how != FARE_FRR_WECMP_NONE)
+				weight = fare_frr_path_weight(fi->bgp, pi, frr_how);
+			vty_out(vty, "  %-28s %-14s %-14s %-14s %-14s %" PRIu64 "\n", who, b1, b2,
+				b3, b4, weight);
 			if (!(in->link_bw > 0))
 				vty_out(vty, "    %s: received value uncapped (%s)\n", who,
 					fare_uncapped_reason(fp->link_source[i]));

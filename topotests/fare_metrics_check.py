@@ -37,6 +37,7 @@ COUNTER_SERIES = {
     "heldDown": "frr_fare_hold_downs_total",
     "wcmpRoutes": 'frr_fare_zebra_routes_total{kind="wcmp"}',
     "ecmpRoutes": 'frr_fare_zebra_routes_total{kind="ecmp"}',
+    "frrWeightedRoutes": 'frr_fare_zebra_routes_total{kind="frr"}',
     "droppedPaths": "frr_fare_dropped_paths_total",
     "transitWithheld": "frr_fare_transit_withheld_announcements_total",
 }
