@@ -34,7 +34,8 @@ FRR_SRC=$(ls -d "$BUILD"/src/frr-"$FARE_FRR"*/ | head -n1)
 log "clean FRR tree from $FRR_SRC in $TREE"
 rm -rf "$CHECK"
 mkdir -p "$CHECK"
-cp -a "$FRR_SRC" "$TREE"
+# (owned by root: git refuses a tree owned by the tarball's user)
+cp -a --no-preserve=ownership "$FRR_SRC" "$TREE"
 rm -rf "$TREE/.pc"
 git -C "$TREE" init -q
 git -C "$TREE" config user.name "FARE for FRR"
