@@ -10,6 +10,7 @@ tests/topotests/ directory where scripts/setup-test-env.sh links them.
 import json
 import os
 import re
+import subprocess
 import time
 
 import pytest
@@ -264,6 +265,17 @@ def settled_memory(router):
             return now
         last = now
     return last
+
+
+def frr_release(tgen):
+    """(major, minor) of the FRR release the topology runs: its zebra's
+    --version, from the library's frrdir."""
+    frrdir = tgen.config.get(tgen.CONFIG_SECTION, "frrdir")
+    out = subprocess.run([os.path.join(frrdir, "zebra"), "--version"],
+                         capture_output=True, text=True, check=False).stdout
+    m = re.search(r"version (\d+)\.(\d+)", out)
+    assert m, "no FRR version in {}".format(out)
+    return int(m.group(1)), int(m.group(2))
 
 
 def assert_no_fare_memory_at_exit(tgen):
