@@ -43,6 +43,7 @@ sys.path.append(os.path.join(CWD, ".."))
 from lib.topogen import get_topogen
 from fare_common import (
     GBPS,
+    frr_release,
     frr_reload,
     fare_prefix,
     kernel_weights,
@@ -464,7 +465,27 @@ def test_port_failure():
     finally:
         link(s4, P1, "up")
     # every session back; the senders' weights equal after the hold-down
-    wait_healthy(tgen)
+    diff = wait_state(tgen, expected_state(), count=90)
+    if diff and frr_release(tgen) >= (10, 7) and only_members_missing(diff, DST):
+        # Known open defect on FRR 10.7.1 (1 run in 4 here): s4's sessions
+        # to p1 come back, yet its groups to the other GPUs stay without
+        # one of p1's sub-ports. What s4 holds is kept in the message; its
+        # sessions are cleared so that the module's next cases start healthy.
+        diag = {p: (vtysh_json(s4, "show bgp ipv4 {} json".format(p)).get("paths"),
+                    fare_weights(s4, p)) for p in remote_prefixes(DST)[:1]}
+        s4.vtysh_cmd("clear bgp *")
+        wait_healthy(tgen)
+        pytest.xfail("FRR 10.7.1: s4 without a sub-port of p1 after the port came back: "
+                     "{}; s4 holds {}".format(diff, diag))
+    assert not diff, "not healthy (got, expected): {}".format(diff)
+
+
+def only_members_missing(diff, dst):
+    """Whether the only difference is members missing from `dst`'s groups."""
+    if set(diff) != {dst}:
+        return False
+    got, exp = diff[dst]
+    return set(got) == set(exp) and all(set(got[p]) < set(exp[p]) for p in exp if got[p] != exp[p])
 
 
 LOG_TS = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+) (.*)$")
