@@ -21,10 +21,14 @@ P = 172.16.9.0/24. Each router's link bandwidths are set with `neighbor
 fare link-bandwidth` (FARE-3).
 - FARE: r2 has 2 paths to r4 and advertises 2 x 100G = 200G, r3 3 x 100G
   = 300G (FARE-5); r1 weighs min(400, 200) : min(100, 300) = 2:1 (FARE-4).
-- FRR link bandwidth: r1's inbound route-maps set the link-bandwidth
-  extended community (`set extcommunity bandwidth`) to 1000 Mb/s on r2's
-  path and 4000 Mb/s on r3's: FRR weighs 1:4, zebra scales it to 255 for
-  the largest (rounding down): 63:255.
+- FRR link bandwidth: r2's and r3's outbound route-maps to r1 set the
+  link-bandwidth extended community (`set extcommunity bandwidth`) to
+  1000 Mb/s on r2's path and 4000 Mb/s on r3's: FRR weighs 1:4, zebra
+  scales it to 255 for the largest (rounding down): 63:255 (FRR 10.3's
+  zebra scales to 254: 63:254). (Set by the
+  senders, not by r1's inbound policy: FRR 10.3 reads a path's link
+  bandwidth when it parses the UPDATE, so a value set by inbound policy
+  does not weigh there; FRR 10.7 reads it when it weighs.)
 - FRR NNHN: r2 and r3 send r1 the Next Hop Characteristics attribute
   (`neighbor send-nexthop-characteristics`), with 2 and 3 next-next hops;
   with `bgp bestpath bandwidth ignore` FRR weighs 2:3, zebra 170:255.
@@ -33,7 +37,9 @@ fare link-bandwidth` (FARE-3).
   (255:1), FRR's default weighs nothing (equal).
 - use-underlays-nexthop-weight: written and cleared as configured (patch
   0019), the source named where nobody else weighs.
-The kernel's nexthop group of P on r1 is read for every case.
+The kernel's nexthop group of P on r1 is read for every case. FRR 10.3 has
+neither NNHN nor use-underlays-nexthop-weight: those two cases skip there,
+the others run on both releases.
 """
 
 import os
@@ -58,29 +64,25 @@ FABRIC = Fabric({"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004},
                  ("r2", "r4", 100), ("r2", "r4", 100),
                  ("r3", "r4", 100), ("r3", "r4", 100), ("r3", "r4", 100)],
                 originate={"r4": [P]})
-R2, R3 = FABRIC.neighbor("r1", "r2"), FABRIC.neighbor("r1", "r3")
-# FRR's link bandwidth, Mb/s, set by r1 on what it receives
+# FRR's link bandwidth, Mb/s, that r2 and r3 set on what they send r1
 LB_MBPS = {"r2": 1000, "r3": 4000}
-FABRIC.extra["r1"] = [" address-family ipv4 unicast",
-                      "  neighbor {} route-map LB-R2 in".format(R2),
-                      "  neighbor {} route-map LB-R3 in".format(R3),
-                      " exit-address-family"]
 for _name in ("r2", "r3"):
-    FABRIC.extra[_name] = [" neighbor {} send-nexthop-characteristics".format(
-        FABRIC.neighbor(_name, "r1"))]
+    _to_r1 = FABRIC.neighbor(_name, "r1")
+    FABRIC.extra[_name] = [" neighbor {} send-nexthop-characteristics".format(_to_r1),
+                           " address-family ipv4 unicast",
+                           "  neighbor {} route-map LB out".format(_to_r1),
+                           " exit-address-family"]
 
 FARE_W = {"to-r2": 2, "to-r3": 1}
-LINK_BW_W = {"to-r2": 63, "to-r3": 255}  # 1:4 scaled by zebra to 255
 NNHN_W = {"to-r2": 170, "to-r3": 255}  # 2:3
 EQUAL_W = {"to-r2": 1, "to-r3": 1}
 
 
 def config(name):
     text = FABRIC.config(name)
-    if name == "r1":
-        for peer, mbps in LB_MBPS.items():
-            text += "route-map LB-{} permit 10\n set extcommunity bandwidth {}\n!\n".format(
-                peer.upper(), mbps)
+    if name in LB_MBPS:
+        text += "route-map LB permit 10\n set extcommunity bandwidth {}\n!\n".format(
+            LB_MBPS[name])
     return text
 
 
@@ -90,14 +92,22 @@ def build_topo(tgen):
 
 def setup_module(mod):
     start_fabric(mod, build_topo, config)
-    tgen = get_topogen()
+
+
+def zebra_scale(tgen):
+    "The weight zebra scales FRR's largest weight to (8-bit kernel groups)."
+    return 255 if frr_release(tgen) >= (10, 7) else 254
+
+
+def link_bw_weights(tgen):
+    "FRR's 1:4 (1000 and 4000 Mb/s) as zebra installs it: 63:255 (10.3: 63:254)."
+    top = zebra_scale(tgen)
+    return {"to-r2": LB_MBPS["r2"] * top // LB_MBPS["r3"], "to-r3": top}
+
+
+def skip_before_10_7(tgen, what):
     if frr_release(tgen) < (10, 7):
-        # FRR 10.3 has link bandwidth only (no NNHN, no underlay weight);
-        # there the first case installs 1:1 with FARE off where FRR's
-        # link bandwidth asks 1:4, and the show says frr-link-bandwidth:
-        # not yet understood, so not claimed for 10.3
-        tgen.stop_topology()
-        pytest.skip("FARE next to FRR's weighted ECMP is checked on FRR 10.7 only")
+        pytest.skip("FRR {} has no {}".format(".".join(map(str, frr_release(tgen))), what))
 
 
 def teardown_module(_mod):
@@ -106,6 +116,11 @@ def teardown_module(_mod):
 
 def r1_bgp(router, *lines):
     router.vtysh_cmd("configure terminal\nrouter bgp 65001\n" + "\n".join(lines) + "\n")
+
+
+def r4_originates(router, on):
+    router.vtysh_cmd("configure terminal\nrouter bgp 65004\n{}bgp fare originate\n".format(
+        "" if on else "no "))
 
 
 def state(router):
@@ -149,7 +164,7 @@ def test_fare_off_link_bandwidth():
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
     r1_bgp(r1, "no bgp fare")
-    check(r1, (LINK_BW_W, "frr-link-bandwidth", WCMP), "FARE off")
+    check(r1, (link_bw_weights(tgen), "frr-link-bandwidth", WCMP), "FARE off")
     # bgpd's weights before zebra scales them: the link bandwidth, bytes/s
     assert frr_weights(r1) == {"to-" + n: mbps * 1000000 // 8 for n, mbps in LB_MBPS.items()}
     out = r1.vtysh_cmd("show bgp ipv4 fare {}".format(P))
@@ -163,8 +178,8 @@ def test_no_path_bandwidth_link_bandwidth():
     tgen = tgen_or_skip()
     r1, r4 = tgen.gears["r1"], tgen.gears["r4"]
     before = vtysh_json(r1, "show bgp fare json")["counters"]["frrWeightedRoutes"]
-    r4.vtysh_cmd("configure terminal\nrouter bgp 65004\nno bgp fare originate\n")
-    check(r1, (LINK_BW_W, "frr-link-bandwidth", NO_PB), "no Path Bandwidth")
+    r4_originates(r4, False)
+    check(r1, (link_bw_weights(tgen), "frr-link-bandwidth", NO_PB), "no Path Bandwidth")
     j = vtysh_json(r1, "show bgp fare json")
     assert j["counters"]["frrWeightedRoutes"] > before
     out = r1.vtysh_cmd("show bgp fare")
@@ -175,6 +190,7 @@ def test_no_path_bandwidth_link_bandwidth():
 def test_nnhn():
     "bgp bestpath bandwidth ignore: FRR's NNHN 2:3 where FARE falls back; FARE's 2:1 with PB."
     tgen = tgen_or_skip()
+    skip_before_10_7(tgen, "next-next-hop node weighted ECMP")
     r1, r4 = tgen.gears["r1"], tgen.gears["r4"]
     r1_bgp(r1, "bgp bestpath bandwidth ignore")
     check(r1, (NNHN_W, "frr-nnhn", NO_PB), "NNHN, no Path Bandwidth")
@@ -182,8 +198,9 @@ def test_nnhn():
     j = vtysh_json(r1, "show bgp fare json")
     assert j["frrWeightedEcmp"]["linkBandwidth"] == "ignore"
     assert j["frrWeightedEcmp"]["nextNextHopNodes"] is True
-    r4.vtysh_cmd("configure terminal\nrouter bgp 65004\nbgp fare originate\n")
+    r4_originates(r4, True)
     check(r1, (FARE_W, "fare", WCMP), "NNHN, Path Bandwidth back")
+    r1_bgp(r1, "no bgp bestpath bandwidth ignore")
 
 
 def lb_handling(router):
@@ -196,17 +213,19 @@ def test_missing_link_bandwidth():
     skip-missing, default-weight-for-missing, and its default (no weights
     unless every path has one: equal)."""
     tgen = tgen_or_skip()
-    r1, r4 = tgen.gears["r1"], tgen.gears["r4"]
-    r1_bgp(r1, "bgp bestpath bandwidth skip-missing", "address-family ipv4 unicast",
-           "no neighbor {} route-map LB-R3 in".format(R3))
+    r1, r3, r4 = tgen.gears["r1"], tgen.gears["r3"], tgen.gears["r4"]
+    r4_originates(r4, True)
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "no neighbor {} route-map LB out\n".format(FABRIC.neighbor("r3", "r1")))
+    r1_bgp(r1, "bgp bestpath bandwidth skip-missing")
     assert wait_for(lambda: lb_handling(r1), "skip-missing", count=10) == "skip-missing"
     check(r1, (FARE_W, "fare", WCMP), "skip-missing, FARE")
-    r4.vtysh_cmd("configure terminal\nrouter bgp 65004\nno bgp fare originate\n")
+    r4_originates(r4, False)
     check(r1, ({"to-r2": 1}, "frr-link-bandwidth", NO_PB), "skip-missing, FRR")
     assert frr_weights(r1) == {"to-r2": LB_MBPS["r2"] * 1000000 // 8, "to-r3": 0}
     r1_bgp(r1, "bgp bestpath bandwidth default-weight-for-missing")
-    # 125000000 : 1 scaled to 255: 255 : 1 (at least 1)
-    check(r1, ({"to-r2": 255, "to-r3": 1}, "frr-link-bandwidth", NO_PB),
+    # 125000000 : 1 scaled to 255: 255 : 1 (at least 1; 10.3: 254 : 1)
+    check(r1, ({"to-r2": zebra_scale(tgen), "to-r3": 1}, "frr-link-bandwidth", NO_PB),
           "default-weight-for-missing")
     assert frr_weights(r1) == {"to-r2": LB_MBPS["r2"] * 1000000 // 8, "to-r3": 1}
     r1_bgp(r1, "no bgp bestpath bandwidth default-weight-for-missing")
@@ -225,6 +244,7 @@ def test_use_underlays_nexthop_weight():
     bit 10.7.1 tested), named as the source where nobody else weighs, and
     `no` clears it, not deterministic-med."""
     tgen = tgen_or_skip()
+    skip_before_10_7(tgen, "use-underlays-nexthop-weight")
     r1 = tgen.gears["r1"]
     assert "use-underlays-nexthop-weight" not in r1.vtysh_cmd("show running-config")
     r1_bgp(r1, "use-underlays-nexthop-weight")
