@@ -472,7 +472,11 @@ def test_port_failure():
         # one of p1's sub-ports. What s4 holds is kept in the message; its
         # sessions are cleared so that the module's next cases start healthy.
         diag = {p: (vtysh_json(s4, "show bgp ipv4 {} json".format(p)).get("paths"),
-                    fare_weights(s4, p)) for p in remote_prefixes(DST)[:1]}
+                    fare_weights(s4, p), vtysh_json(s4, "show ip route {} json".format(p)))
+                for p in remote_prefixes(DST)[:1]}
+        diag["zebra nexthop groups"] = s4.vtysh_cmd("show nexthop-group rib")
+        diag["kernel"] = s4.cmd("ip -d nexthop show; ip route show")
+        diag["bgpd log"] = s4.cmd("tail -n 200 {}/s4/bgpd.log".format(tgen.logdir))
         s4.vtysh_cmd("clear bgp *")
         wait_healthy(tgen)
         pytest.xfail("FRR 10.7.1: s4 without a sub-port of p1 after the port came back: "
