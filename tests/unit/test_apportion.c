@@ -23,17 +23,6 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_MEMBERS   64
 
-static void assert_u32_array(const uint32_t *got, const uint32_t *exp, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (got[i] != exp[i])
-			print_error("member %zu: %u != %u\n", i, got[i], exp[i]);
-		assert_int_equal(got[i], exp[i]);
-	}
-}
-
 /*
  * seats over weights by fare_apportion(), member by member through
  * fare_apportion_init()/seats(), and by both cores' entry points: all
@@ -51,7 +40,7 @@ static void check(const uint32_t *weights, size_t n, uint32_t seats, const uint3
 		any |= weights[i] > 0;
 	memset(out, 0xA5, sizeof(out));
 	assert_int_equal(fare_apportion(weights, n, seats, out), placed);
-	assert_u32_array(out, exp, n);
+	assert_memory_equal(out, exp, n * sizeof(*exp));
 
 	assert_int_equal(fare_apportion_init(&ap, weights, n, seats), any);
 	for (i = 0; i < n; i++)
@@ -59,11 +48,11 @@ static void check(const uint32_t *weights, size_t n, uint32_t seats, const uint3
 
 	memset(out, 0xA5, sizeof(out));
 	assert_int_equal(fare_ecmp_port_seats(weights, n, seats, out), placed);
-	assert_u32_array(out, exp, n);
+	assert_memory_equal(out, exp, n * sizeof(*exp));
 
 	memset(out, 0xA5, sizeof(out));
 	fare_dp_quota(weights, n, seats, out);
-	assert_u32_array(out, exp, n);
+	assert_memory_equal(out, exp, n * sizeof(*exp));
 }
 
 /* exact shares: no remainder */

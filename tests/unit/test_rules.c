@@ -618,14 +618,20 @@ static void compute_subgroup(const struct fare_path_in *in, size_t n,
  * sub-group 2 {to-s3: 1, to-s4: 1}, a route without GroupID (no
  * restriction) 1:2:4:4; the advertisement is the full set's (1100G).
  */
+static void ecmp_groups_leaf1(struct fare_path_in *in)
+{
+	in[0] = node_path(GBPS(100), GBPS(800));
+	in[1] = node_path(GBPS(200), GBPS(800));
+	in[2] = node_path(GBPS(400), GBPS(800));
+	in[3] = node_path(GBPS(400), GBPS(800));
+}
+
 static void test_ee4_subgroup_weights(void **state)
 {
-	struct fare_path_in in[4] = { node_path(GBPS(100), GBPS(800)),
-				      node_path(GBPS(200), GBPS(800)),
-				      node_path(GBPS(400), GBPS(800)),
-				      node_path(GBPS(400), GBPS(800)) };
+	struct fare_path_in in[4];
 
 	(void)state;
+	ecmp_groups_leaf1(in);
 	compute(in, 4, &node_params);
 	assert_result(4, (const double[]){ GBPS(100), GBPS(200), GBPS(400), GBPS(400) },
 		      (const uint32_t[]){ 1, 2, 4, 4 });
@@ -700,18 +706,16 @@ static void test_ee4_subgroup_parallel_links(void **state)
 }
 
 /*
- * EE-4 when FARE falls back to plain ECMP (a path without Path
- * Bandwidth, FARE-7): the sub-group's paths at 1 each; no path in the
+ * EE-4 when FARE falls back to plain ECMP (the same leaf, a path without
+ * Path Bandwidth, FARE-7): the sub-group's paths at 1 each; no path in the
  * sub-group: plain ECMP over every path (weights 0).
  */
 static void test_ee4_subgroup_ecmp(void **state)
 {
-	struct fare_path_in in[4] = { node_path(GBPS(100), GBPS(800)),
-				      node_path(GBPS(200), GBPS(800)),
-				      node_path(GBPS(400), GBPS(800)),
-				      node_path(GBPS(400), GBPS(800)) };
+	struct fare_path_in in[4];
 
 	(void)state;
+	ecmp_groups_leaf1(in);
 	in[3].t_state = FARE_PB_ABSENT;
 	compute_subgroup(in, 4, &node_params, (const bool[]){ true, true, false, false },
 			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 1, 1, 0, 0 });
