@@ -866,9 +866,10 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 	for (j = 0; j < fp->n; j++)
 		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
 
-	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
 	/* EE-4: the remote group's sub-group only */
-	fare_ecmp_apply(fi, best, fp);
+	params.subgroup = fare_ecmp_restrict(fi, best, fp);
+	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
+	fare_ecmp_apply(fp);
 }
 
 void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,

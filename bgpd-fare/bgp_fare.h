@@ -336,8 +336,9 @@ extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const ch
 extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
 extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
 				    struct fare_groupid *gid);
-extern void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best,
-			    struct fare_prefix *fp);
+extern const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *best,
+				      struct fare_prefix *fp);
+extern void fare_ecmp_apply(struct fare_prefix *fp);
 extern const char *fare_peer_ifname(struct peer *peer);
 extern struct interface *fare_peer_interface(struct peer *peer);
 extern void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json);
