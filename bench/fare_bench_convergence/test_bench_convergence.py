@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark (scripts/bench-convergence.sh, not part of the test suite):
+Benchmark (scripts/bench.sh convergence, not part of the test suite):
 time from a link failure to the remote leaf's kernel weights being updated,
 for 1, 1,000 and 10,000 prefixes, for FARE in draft and in averaged mode,
 and for FRR's own link-bandwidth weighted ECMP (`set extcommunity bandwidth

@@ -24,7 +24,7 @@ number of ring buffers of each bgpd at the end equal those at the start
 router, and its spread. The flap storm's RSS comparison
 (topotests/fare_storm) reads the same figures; this benchmark shows what
 FRR's bgpd does with resets alone, with and without the module.
-Not part of the test suite (scripts/bench-rss.sh), about 90 s.
+Not part of the test suite (scripts/bench.sh rss), about 90 s.
 """
 
 import os

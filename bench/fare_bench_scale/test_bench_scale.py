@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark (scripts/bench-scale.sh, not part of the test suite): the cost of
+Benchmark (scripts/bench.sh scale, not part of the test suite): the cost of
 FARE at scale. N prefixes (FARE_BENCH_PREFIXES, 100000) cross a 3-stage
 fabric with 8 equal-cost paths each; four variants take turns on the same
 fabric, each from a cold start of every router's bgpd:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark (scripts/bench-sun.sh, not part of the test suite): the
+Benchmark (scripts/bench.sh sun, not part of the test suite): the
 control-plane cost per GPU server in a multi-plane scale-up network
 (SUN-1), plain ECMP against FARE's host role, for pods of N GPUs
 (FARE_BENCH_SUN_SIZES, "64,1024,4096").

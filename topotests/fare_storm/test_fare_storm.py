@@ -106,7 +106,7 @@ What is asserted:
    FARE_STORM_RSS_PCT is set (for example 1). Trimmed, zebra's held 1%
    in three 1000-event runs (at most +0.98%), bgpd's did not (-4.4% to
    +5.2%, in its main heap), and bgpd moves as much without the module
-   from session resets alone (scripts/bench-rss.sh). Raw, it does not
+   from session resets alone (scripts/bench.sh rss). Raw, it does not
    hold 1% either:
    measured on this machine, bgpd's RSS after a 200-event storm was
    -2.7% to +10.2% of before (eight runs, 64 router values) and -2.2% to
