@@ -68,16 +68,14 @@ import time
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topolog import logger
-from fare_common import (
+from fare.common import (
     assert_no_fare_memory_at_exit, fare_memory, frr_reload, kernel_weights, settled_memory,
     start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -136,10 +134,7 @@ DEFAULT_FARE = {
 FARE_LINE = re.compile(r"^\s*(bgp fare\b|neighbor \S+ fare\b)")
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2"):
-        tgen.add_router(name)
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
+TOPOLOGY = Topology().router("r1", "r2").link("r1", "r2", "r1-eth0", "r2-eth0")
 
 
 def config_of(name):
@@ -156,7 +151,7 @@ def config_of(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of)
+    start_fabric(mod, TOPOLOGY, config_of)
 
 
 def teardown_module(_mod):

@@ -46,22 +46,19 @@ default VRF over r1-eth0 alone.
    nothing of the module's group.
 """
 
-import os
 import re
 import sys
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topolog import logger
-from fare_common import (
+from fare.common import (
     GBPS, assert_no_fare_memory_at_exit, fare_memory, kernel_weights, settled_memory,
     start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -87,12 +84,9 @@ exit
 """.format(vrf=VRF)
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2"):
-        tgen.add_router(name)
-    for i in range(3):
-        tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth{}".format(i),
-                      "r2-eth{}".format(i))
+TOPOLOGY = Topology().router("r1", "r2")
+for _i in range(3):
+    TOPOLOGY.link("r1", "r2", "r1-eth{}".format(_i), "r2-eth{}".format(_i))
 
 
 def config_of(name):
@@ -143,7 +137,7 @@ def prepare(tgen):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of, prepare=prepare)
+    start_fabric(mod, TOPOLOGY, config_of, prepare=prepare)
 
 
 def teardown_module(_mod):
@@ -158,7 +152,7 @@ def teardown_module(_mod):
 
 class InNamespace:
     """A router's commands run in one of its named network namespaces (the
-    VRF's kernel tables), for fare_common.kernel_weights()."""
+    VRF's kernel tables), for fare.common.kernel_weights()."""
 
     def __init__(self, router, netns):
         self.router, self.netns = router, netns
