@@ -38,22 +38,15 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import PACED_SENDER, kernel_weights, report, start_fabric, tgen_or_skip, wait_for
 from fare.fabric import Fabric
+from fare.scenarios import WP_LEAF2_UPLINKS, WP_LINKS, WP_ROUTERS
 
 pytestmark = [pytest.mark.bgpd]
 
-ROUTERS = {"leaf1": 65101, "spine1": 65000, "spine2": 65000, "leaf2": 65102}
-LINKS = [
-    ("leaf1", "spine1", 25),   # L1
-    ("leaf1", "spine1", 100),  # L3
-    ("leaf1", "spine2", 100),  # L2
-    ("leaf1", "spine2", 100),  # L4
-    ("spine1", "leaf2", 100),  # L5
-    ("spine1", "leaf2", 100),  # L6
-    ("spine2", "leaf2", 100),  # L7
-    ("spine2", "leaf2", 100),  # L8
-]
+# the white paper's fabric (fare.scenarios) with L1 at 25G instead of 50G
+ROUTERS = WP_ROUTERS
+LINKS = [("leaf1", "spine1", 25)] + WP_LINKS[1:]  # L1, then L3, L2, L4..L8 as there
 H1, H2 = "172.16.1.0/24", "172.16.2.0/24"
-LEAF2_UPLINKS = ["to-spine1-1", "to-spine1-2", "to-spine2-1", "to-spine2-2"]
+LEAF2_UPLINKS = WP_LEAF2_UPLINKS
 # egress shaping towards h1, Mb/s (1 Mb/s per nominal 10 Gb/s)
 SHAPE = {
     "leaf2": {i: 10 for i in LEAF2_UPLINKS},
