@@ -82,4 +82,5 @@ fi
 for r in $main_rc $traffic_rc; do
 	[ "$r" -eq 0 ] || [ "$r" -eq 5 ] || rc=1
 done
+[ $rc -eq 0 ] || topotest_diagnose
 exit $rc
