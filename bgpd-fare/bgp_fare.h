@@ -221,7 +221,14 @@ struct fare_feature {
 	/* its state of an instance, made and freed with the instance */
 	void (*instance_new)(struct fare_instance *fi);
 	void (*instance_free)(struct fare_instance *fi);
-	/* a prefix's weights computed (EE-4 restricts them to a sub-group) */
+	/* before a prefix's weights are computed (fp->paths, fp->n known):
+	 * NULL, or which paths the weights are restricted to (EE-4: the
+	 * remote group's sub-group; the core's fare_prefix_params.subgroup).
+	 * The first feature that restricts decides.
+	 */
+	const bool *(*prefix_restrict)(struct fare_instance *fi, struct bgp_path_info *best,
+				       struct fare_prefix *fp);
+	/* a prefix's weights computed (EE-4 notes what the core did) */
 	void (*prefix_evaluated)(struct fare_instance *fi, struct bgp_path_info *best,
 				 struct fare_prefix *fp);
 	/* a destination's paths were selected anew or its weights sent to
@@ -235,6 +242,8 @@ struct fare_feature {
 };
 
 extern void fare_feature_register(const struct fare_feature *feature);
+extern const bool *fare_features_prefix_restrict(struct fare_instance *fi,
+						 struct bgp_path_info *best, struct fare_prefix *fp);
 extern void fare_features_prefix_evaluated(struct fare_instance *fi, struct bgp_path_info *best,
 					   struct fare_prefix *fp);
 extern void fare_features_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest);

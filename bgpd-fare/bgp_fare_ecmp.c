@@ -515,22 +515,16 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 
 static void fare_ecmp_sweep_schedule(struct fare_instance *fi);
 
-/* EE-4: restrict a prefix's next hops to its remote group's sub-group,
- * with FARE's weights computed anew over the sub-group's usable members
- * (WP-3's integer reduction within the limits), or equal weights where
- * FARE falls back to plain ECMP. Without a usable member in the
- * sub-group, the full set stays (never a blackhole). fp->ee says what
- * was done; fp->weights are then the weights to install.
+/* EE-4: the restriction of a prefix's next hops to its remote group's
+ * sub-group, for the core's evaluation (fare_prefix_params.subgroup):
+ * fp->ee.member[i] says whether path i's session is on an uplink of it;
+ * NULL when there is none (no Enhanced ECMP, no GroupID, no sub-groups:
+ * fp->ee.reason says which). fp->paths and fp->n are the prefix's paths.
  */
-void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best, struct fare_prefix *fp)
+static const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *best,
+				      struct fare_prefix *fp)
 {
-	static double bw[MULTIPATH_NUM];
-	static uint32_t weights[MULTIPATH_NUM];
 	struct fare_ecmp_selection *sel = &fp->ee;
-	struct fare_wcmp_limits lim = { .max_weight = fare_max_weight(fi),
-					.max_members = fi->max_members };
-	struct bgp_path_info *pi;
-	bool any = false;
 	size_t i;
 	int sg;
 
@@ -540,11 +534,11 @@ void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best, struc
 	sel->subgroup = FARE_ECMP_SUBGROUP_NONE;
 	sel->reason = NULL;
 	if (!fare_ecmp_ingress_enabled(fi) || !best || !fp->n)
-		return;
+		return NULL;
 	memset(sel->member, 0, fp->n * sizeof(sel->member[0]));
 	if (!fare_ecmp_route_groupid(fi, best->attr, &sel->gid)) {
 		sel->reason = "no GroupID";
-		return;
+		return NULL;
 	}
 	sel->has_gid = true;
 	fare_ecmp_layout_update(fi);
@@ -554,25 +548,37 @@ void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best, struc
 	fare_ecmp_sweep_schedule(fi);
 	if (sg < 0) {
 		sel->reason = "no sub-groups";
-		return;
+		return NULL;
 	}
 	sel->subgroup = sg;
-	for (i = 0, pi = best; pi && i < fp->n; i++, pi = bgp_path_info_mpath_next(pi)) {
-		bool usable = fp->out.wcmp ? fp->weights[i] > 0 : true;
-
+	for (i = 0; i < fp->n; i++)
 		sel->member[i] = fare_ecmp_peer_lookup(fi->ecmp->peer_sg, fi->ecmp->n_peer_sg,
-						       pi->peer) == (uint32_t)sg;
-		bw[i] = sel->member[i] && usable ? (fp->out.wcmp ? fp->path_bw[i] : 1) : 0;
-		any |= bw[i] > 0;
-	}
-	if (!any || fare_wcmp_weights(bw, fp->n, &lim, weights) < 0) {
+						       fp->paths[i]->peer) == (uint32_t)sg;
+	return sel->member;
+}
+
+/* EE-4: what the core did with the restriction: fp->weights are the
+ * sub-group's (FARE's weights over its usable members, or equal weights
+ * where FARE falls back to plain ECMP), or, without a usable member in
+ * the sub-group, the full set's (never a blackhole).
+ */
+static void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best,
+			    struct fare_prefix *fp)
+{
+	struct fare_ecmp_selection *sel = &fp->ee;
+
+	switch (fp->out.subgroup) {
+	case FARE_SUBGROUP_NONE:
+		break;
+	case FARE_SUBGROUP_APPLIED:
+		sel->applied = true;
+		sel->reason = "sub-group";
+		break;
+	case FARE_SUBGROUP_FALLBACK:
 		sel->reason = "fallback: no usable member in the sub-group";
 		sel->fallback = true;
-		return;
+		break;
 	}
-	memcpy(fp->weights, weights, fp->n * sizeof(weights[0]));
-	sel->applied = true;
-	sel->reason = "sub-group";
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,6 +706,7 @@ const struct fare_feature fare_ecmp_feature = {
 	.name = "Enhanced ECMP",
 	.instance_new = fare_ecmp_init,
 	.instance_free = fare_ecmp_fini,
+	.prefix_restrict = fare_ecmp_restrict,
 	.prefix_evaluated = fare_ecmp_apply,
 	.config_write = fare_ecmp_config_write,
 };

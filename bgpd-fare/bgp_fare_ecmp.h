@@ -47,8 +47,6 @@ extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const ch
 extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
 extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
 				    struct fare_groupid *gid);
-extern void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best,
-			    struct fare_prefix *fp);
 extern void fare_ecmp_layout_update(struct fare_instance *fi);
 extern uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key);
 extern void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi);

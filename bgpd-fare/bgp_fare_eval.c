@@ -4,9 +4,11 @@
  * Bandwidth communities of a prefix's paths, tells fresh values from
  * stale ones (FARE-7), gathers the paths' links and groups, lets the core
  * compute weights and what to advertise, keeps the result per prefix,
- * and gives zebra the weights (FARE-4, WP-3). The features see each
- * result through their table (struct fare_feature): Enhanced ECMP
- * restricts the weights (EE-4), ingress grouping follows them (EE-1).
+ * and gives zebra the weights (FARE-4, WP-3). The features take part
+ * through their table (struct fare_feature): Enhanced ECMP gives the
+ * core the sub-group the weights are restricted to (EE-4, before the
+ * computation) and notes what the core did with it (after), ingress
+ * grouping follows the weights (EE-1).
  * Calls down into bgp_fare_instance.c and bgp_fare_peer.c only.
  */
 #include <zebra.h>
@@ -399,8 +401,9 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 	for (j = 0; j < fp->n; j++)
 		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
 
-	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
 	/* the features' part (EE-4: the remote group's sub-group only) */
+	params.subgroup = fare_features_prefix_restrict(fi, best, fp);
+	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
 	fare_features_prefix_evaluated(fi, best, fp);
 }
 

@@ -12,7 +12,8 @@ struct zclient_capabilities;
 
 /* Enhanced ECMP (EE-4) for one prefix: its remote group, local sub-group
  * and the paths of it, as the feature set them (fare_feature
- * prefix_evaluated).
+ * prefix_restrict, before the core's computation, and prefix_evaluated,
+ * after it).
  */
 struct fare_ecmp_selection {
 	bool has_gid;
@@ -34,7 +35,7 @@ struct fare_prefix {
 	uint16_t stale_as[MULTIPATH_NUM]; /* AS that wrote a stale value */
 	struct fare_path_in in[MULTIPATH_NUM];
 	double path_bw[MULTIPATH_NUM];
-	uint32_t weights[MULTIPATH_NUM]; /* as installed (EE-4 applied) */
+	uint32_t weights[MULTIPATH_NUM]; /* as installed (EE-4 included) */
 	struct fare_prefix_out out;
 	struct fare_ecmp_selection ee;
 };

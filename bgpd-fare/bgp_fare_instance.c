@@ -53,6 +53,18 @@ void fare_feature_register(const struct fare_feature *feature)
 				fare_features[i_]->op(__VA_ARGS__);                               \
 	} while (0)
 
+const bool *fare_features_prefix_restrict(struct fare_instance *fi, struct bgp_path_info *best,
+					  struct fare_prefix *fp)
+{
+	const bool *restrict_to = NULL;
+	size_t i;
+
+	for (i = 0; i < fare_n_features && !restrict_to; i++)
+		if (fare_features[i]->prefix_restrict)
+			restrict_to = fare_features[i]->prefix_restrict(fi, best, fp);
+	return restrict_to;
+}
+
 void fare_features_prefix_evaluated(struct fare_instance *fi, struct bgp_path_info *best,
 				    struct fare_prefix *fp)
 {

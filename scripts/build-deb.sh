@@ -34,6 +34,9 @@ FARE_REV=fare1
 # the trixie source package whose debian/ packages FRR 10.7.1
 FRR_DEBIAN_BASE=10.3-3+deb13u1
 MAINT="FARE for FRR <fare-frr@users.noreply.invalid>"
+# frr-fare's packaging: its debian/ files and the header of the patch that
+# adds the module's sources (fare-dataplane's is packaging/fare-dataplane/)
+PKG=$TOP/packaging/frr-fare
 
 export DEBIAN_FRONTEND=noninteractive
 # Debian's own tools only (python3 above all: FRR's configure and its docs
@@ -184,25 +187,14 @@ done <"$FRR_PATCHES/series"
 log "FRR: $n patches from ${FRR_PATCHES#"$TOP"/}/series added to debian/patches/fare/"
 
 # The module's sources, as the build assembles them (scripts/build.sh), go in
-# as one more patch that creates bgpd/fare/.
+# as one more patch that creates bgpd/fare/ (its header:
+# packaging/frr-fare/module-sources.patch.in, with the maintainer and date).
 modpatch=debian/patches/fare/bgpd-fare-module-sources.patch
 mkdir -p "$FRR/mod/a" "$FRR/mod/b/bgpd/fare/core"
 cp "$TOP"/bgpd-fare/subdir.am "$TOP"/bgpd-fare/*.[ch] "$FRR/mod/b/bgpd/fare/"
 cp "$TOP"/bgpd-fare/core/*.[ch] "$FRR/mod/b/bgpd/fare/core/"
 {
-	cat <<EOF
-Description: bgpd: add the FARE module's sources (bgpd_fare)
- FARE (Fully Adaptive Routing Ethernet, draft-xu-idr-fare) as the loadable
- bgpd module bgpd_fare: Path Bandwidth extended community, weighted ECMP
- from path bandwidths, Enhanced ECMP groups. This adds its sources as
- bgpd/fare/ with their automake fragment bgpd/fare/subdir.am, which
- bgpd/subdir.am includes (a patch of the fare/ series). The module is
- installed as bgpd_fare.so and packaged in frr-fare.
-Author: $MAINT
-Forwarded: no
-Last-Update: $(date +%F)
----
-EOF
+	sed -e "s|@MAINT@|$MAINT|" -e "s|@DATE@|$(date +%F)|" "$PKG/module-sources.patch.in"
 	# (diff exits 1 when the trees differ, as they always do here)
 	(cd "$FRR/mod" && { diff -Nru a b || [ $? -eq 1 ]; }) |
 		sed -E 's/^((---|\+\+\+) [^[:space:]]+)[[:space:]].*/\1/'
@@ -214,39 +206,13 @@ log "FRR: module sources as $modpatch ($(grep -c '^+++ ' "$FRR/src/$modpatch") f
 (cd "$FRR/src" && QUILT_PATCHES=debian/patches quilt push -a -q --fuzz=0 >"$FRR/quilt.log" 2>&1) ||
 	{ cat "$FRR/quilt.log"; log "FRR: a patch does not apply"; exit 1; }
 
-# The add-on package, like frr-snmp and frr-rpki-rtrlib.
-cat >>"$FRR/src/debian/control" <<'EOF'
-
-Package: frr-fare
-Section: net
-Architecture: linux-any
-Depends:
- frr (= ${binary:Version}),
- ${misc:Depends},
- ${shlibs:Depends},
-Description: FRRouting Internet routing protocol suite (FARE module for bgpd)
- FRRouting (FRR) is a Internet routing protocol suite implementing BGP, OSPF,
- RIP, IS-IS, PIM, LDP, BFD, Babel, PBR, OpenFabric, VRRP, EIGRP and NHRP.
- .
- This package adds FARE (Fully Adaptive Routing Ethernet, draft-xu-idr-fare)
- to FRR's bgpd as the module bgpd_fare: BGP carries the bottleneck bandwidth
- of every path in a Path Bandwidth extended community, and every router
- installs weighted ECMP in proportion to it. Load it with "-M fare" in
- bgpd_options of /etc/frr/daemons.
-EOF
-echo 'usr/lib/*/frr/modules/bgpd_fare.so' >"$FRR/src/debian/frr-fare.install"
-cat >"$FRR/src/debian/frr-fare.README.Debian" <<'EOF'
-FARE module for bgpd
-====================
-
-bgpd loads the module when started with "-M fare". In /etc/frr/daemons:
-
-    bgpd=yes
-    bgpd_options="   -A 127.0.0.1 -M fare"
-
-then restart FRR. "show modules" in vtysh lists bgpd_fare, and the "bgp fare"
-commands are available under "router bgp". "show bgp fare" shows the state.
-EOF
+# The add-on package, like frr-snmp and frr-rpki-rtrlib: its stanza of
+# debian/control, its install list and README.Debian (packaging/frr-fare/debian/).
+{
+	echo
+	cat "$PKG/debian/frr-fare.control"
+} >>"$FRR/src/debian/control"
+cp "$PKG/debian/frr-fare.install" "$PKG/debian/frr-fare.README.Debian" "$FRR/src/debian/"
 
 # changelog: the new version, what was added
 npatches=$(grep -c '^fare/' "$FRR/src/debian/patches/series")

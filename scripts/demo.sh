@@ -22,19 +22,15 @@ sun) demo=fare_demo_sun; shift ;;
 esac
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/scripts/frr-target.sh"
+. "$TOP/scripts/topotest-lib.sh"
 
-"$TOP/scripts/build.sh"
-"$TOP/scripts/setup-test-env.sh"
-ln -sfn "$TOP/$demodir/$demo" "$BUILD/frr/tests/topotests/$demo"
+topotest_setup "$TOP/$demodir/$demo"
 
 export FARE_REPORT=$BUILD/demo-report.txt
 rm -f "$FARE_REPORT"
 echo "demo: starting the fabric (log: $BUILD/demo-pytest.log)"
-cd "$BUILD/frr/tests/topotests"
 rc=0
-PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/bin/python3 -m pytest -p no:cacheprovider \
-	-q -o log_cli=false "$demo" "$@" >"$BUILD/demo-pytest.log" 2>&1 || rc=$?
+pytest_status -q "$demo" "$@" >"$BUILD/demo-pytest.log" 2>&1 || rc=$?
 echo
 cat "$FARE_REPORT" 2>/dev/null || true
 echo

@@ -23,10 +23,13 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/scripts/frr-target.sh"
+. "$TOP/scripts/topotest-lib.sh"
 
-[ "${FARE_STORM_NO_BUILD:-0}" = 1 ] || "$TOP/scripts/build.sh"
-"$TOP/scripts/setup-test-env.sh"
+if [ "${FARE_STORM_NO_BUILD:-0}" = 1 ]; then
+	topotest_setup --no-build
+else
+	topotest_setup
+fi
 
 export FARE_STORM_EVENTS=${FARE_STORM_EVENTS:-1000}
 export FARE_STORM_QUIET=${FARE_STORM_QUIET:-60}
@@ -42,7 +45,6 @@ if [ -n "$guard" ] && [ -f "$guard/fare_nocleanup.py" ]; then
 	echo "flap-storm: with the clean-up guard of $guard"
 fi
 
-cd "$BUILD/frr/tests/topotests"
 echo "flap-storm: $FARE_STORM_EVENTS events, quiet $FARE_STORM_QUIET s; log $log"
 start=$(date +%s)
 rc=0

@@ -11,7 +11,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/scripts/frr-target.sh"
+. "$TOP/scripts/topotest-lib.sh"
 
 FRR_TOPOTESTS=(
 	bgp_ecmp_topo1 bgp_ecmp_topo3 bgp_weighted_ecmp_recursive bgp_link_bw_ip
@@ -24,10 +24,7 @@ FRR_TOPOTESTS=(
 	bgp_gr_restart_retain_routes bgp_vrf_netns
 )
 
-"$TOP/scripts/build.sh"
-"$TOP/scripts/setup-test-env.sh"
-cd "$BUILD/frr/tests/topotests"
-. "$TOP/scripts/topotest-lib.sh"
+topotest_setup
 start=$(date +%s)
 rc=0
 run_pytest "${FRR_TOPOTESTS[@]}" "$@" || rc=$?

@@ -8,7 +8,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/scripts/frr-target.sh"
+. "$TOP/scripts/topotest-lib.sh"
 
 "$TOP/scripts/build.sh"
 
@@ -47,8 +47,7 @@ if command -v systemd-analyze >/dev/null; then
 fi
 
 echo "=== topotests ==="
-"$TOP/scripts/setup-test-env.sh"
-cd "$BUILD/frr/tests/topotests"
+topotest_setup --no-build
 # Topotests that measure real traffic print their split: they run last.
 traffic=(fare_traffic fare_wp5 fare_maxflow)
 # Longer checks with their own command, not in this run:
@@ -60,7 +59,6 @@ for t in "$TOP"/topotests/fare_*/; do
 	[[ " ${traffic[*]} ${long[*]} " == *" $t "* ]] || tests+=("$t")
 done
 tests+=(bgp_link_bw_ip)
-. "$TOP/scripts/topotest-lib.sh"
 # The traffic tests last and on their own, with their measured splits
 # printed (-rP) right before the closing summary line. With a selection
 # (-k NAME) one of the two runs may collect nothing (pytest's status 5);

@@ -17,8 +17,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/scripts/frr-target.sh"
-read -r -a PYTEST <<<"${PYTEST:-/usr/bin/python3 -m pytest}"
+. "$TOP/scripts/topotest-lib.sh"
+read -r -a FARE_PYTEST <<<"${PYTEST:-/usr/bin/python3 -m pytest}"
 
 tests=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -28,9 +28,7 @@ done
 [ "${1:-}" != "--" ] || shift
 [ ${#tests[@]} -gt 0 ] || tests=(fare_lifecycle)
 
-"$TOP/scripts/build.sh"
-"$TOP/scripts/setup-test-env.sh"
-cd "$BUILD/frr/tests/topotests"
+topotest_setup
 
 # each topotest module logs to /tmp/topotests/<dir>.<module>
 logdirs=()
@@ -44,8 +42,7 @@ junit=$(mktemp --suffix=.xml)
 trap 'rm -f "$junit"' EXIT
 
 rc=0
-PATH=/usr/sbin:/usr/bin:/sbin:/bin "${PYTEST[@]}" -p no:cacheprovider -o log_cli=false \
-	--valgrind-memleaks --valgrind-leak-kinds=all --junitxml="$junit" \
+pytest_status --valgrind-memleaks --valgrind-leak-kinds=all --junitxml="$junit" \
 	"${tests[@]}" "$@" || rc=$?
 [ $rc -ne 5 ] || { echo "pytest collected no test" >&2; exit 1; }
 [ -s "$junit" ] || { echo "pytest did not run (exit $rc)" >&2; exit 1; }

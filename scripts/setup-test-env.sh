@@ -2,8 +2,8 @@
 # Prepare this machine for FRR's topotest library with our build: the frr
 # user and groups, /etc/frr and /var/run/frr, vtysh where the library runs
 # it (/usr/bin/vtysh), and the library's pytest.ini pointing at our daemons.
-# Our topotests are linked into FRR's tests/topotests/ so that the library's
-# conftest.py applies. Idempotent; run as root after scripts/build.sh.
+# Our topotests and their library (the package topotests/fare) are linked
+# into FRR's tests/topotests/ so that the library's conftest.py applies. Idempotent; run as root after scripts/build.sh.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +39,8 @@ sed -i '/^frrdir = /d' "$ini"
 sed -i "s|^\[topogen\]\$|[topogen]\nfrrdir = $PREFIX/lib/frr|" "$ini"
 grep -q "^frrdir = $PREFIX/lib/frr" "$ini" || { echo "setup-test-env: cannot set frrdir in $ini" >&2; exit 1; }
 
-for t in "$TOP"/topotests/fare_*/; do
+# ... with their library, the package fare (topotests/fare/)
+for t in "$TOP"/topotests/fare_*/ "$TOP"/topotests/fare/; do
 	[ -d "$t" ] || continue
 	ln -sfn "${t%/}" "$TT/$(basename "$t")"
 done

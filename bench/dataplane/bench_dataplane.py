@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark of the FARE data-plane agent (scripts/bench-dataplane.sh, not part
+Benchmark of the FARE data-plane agent (scripts/bench.sh dataplane, not part
 of the test suite). Plain `ip netns` namespaces, no FRR: the route is built
 by hand.
 

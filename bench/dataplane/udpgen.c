@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * UDP sender of scripts/bench-dataplane.sh (not part of the test suite).
+ * UDP sender of scripts/bench.sh dataplane (not part of the test suite).
  *
  *   udpgen flood DST PORT FLOWS SECONDS [THREADS [PAYLOAD]]
  *     As fast as it can for SECONDS: THREADS threads (default 1), FLOWS

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark (scripts/bench-convergence.sh, not part of the test suite):
+Benchmark (scripts/bench.sh convergence, not part of the test suite):
 time from a link failure to the remote leaf's kernel weights being updated,
 for 1, 1,000 and 10,000 prefixes, for FARE in draft and in averaged mode,
 and for FRR's own link-bandwidth weighted ECMP (`set extcommunity bandwidth
@@ -24,18 +24,13 @@ about 34 Gb/s; the ratios, and so the work done, are the same.
 
 import os
 import re
-import sys
 import time
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
-sys.path.append(TOPOTESTS)
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import report, start_fabric, wait_for
-from fare_graph import Fabric
+from fare.common import report, start_fabric, wait_for
+from fare.fabric import Fabric
 
 SIZES = [int(x) for x in os.environ.get("FARE_BENCH_SIZES", "1,1000,10000").split(",")]
 RUNS = int(os.environ.get("FARE_BENCH_RUNS", "3"))
@@ -84,11 +79,8 @@ PREAMBLE = {
 }
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-    # the prefixes' nexthop on leaf1: a host, not a BGP peer
-    host = tgen.add_host("h1", "192.0.2.2/24", "via 192.0.2.1")
-    tgen.add_link(tgen.gears["leaf1"], host, "to-h", "eth0")
+# the prefixes' nexthop on leaf1: a host, not a BGP peer
+FABRIC.host("h1", "192.0.2.2/24", "via 192.0.2.1").link("leaf1", "h1", "to-h", "eth0")
 
 
 def _config(name):
@@ -103,7 +95,7 @@ def _daemons(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, _config, _daemons)
+    start_fabric(mod, FABRIC, _config, _daemons)
 
 
 def teardown_module(_mod):

@@ -24,21 +24,17 @@ number of ring buffers of each bgpd at the end equal those at the start
 router, and its spread. The flap storm's RSS comparison
 (topotests/fare_storm) reads the same figures; this benchmark shows what
 FRR's bgpd does with resets alone, with and without the module.
-Not part of the test suite (scripts/bench-rss.sh), about 90 s.
+Not part of the test suite (scripts/bench.sh rss), about 90 s.
 """
 
 import os
-import sys
 import time
-
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-sys.path.append(os.path.join(CWD, "..", "..", "topotests"))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import DAEMONS_FARE, DAEMONS_PLAIN, malloc_trim, memory_types, report, \
+from fare.common import DAEMONS_FARE, DAEMONS_PLAIN, malloc_trim, memory_types, report, \
     rss_kb, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 STEPS = int(os.environ.get("FARE_BENCH_RSS_STEPS", "6"))
 # which router runs `clear bgp *` at each step: r1, r2 or both (r1, then r2)
@@ -48,12 +44,9 @@ FARE_ON = os.environ.get("FARE_BENCH_RSS_FARE_ON", "r1")
 LINKS = 3
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2"):
-        tgen.add_router(name)
-    for i in range(LINKS):
-        tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth{}".format(i),
-                      "r2-eth{}".format(i))
+TOPOLOGY = Topology().router("r1", "r2")
+for _i in range(LINKS):
+    TOPOLOGY.link("r1", "r2", "r1-eth{}".format(_i), "r2-eth{}".format(_i))
 
 
 def config_of(name):
@@ -75,7 +68,7 @@ def config_of(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of,
+    start_fabric(mod, TOPOLOGY, config_of,
                  daemons_of=lambda name: DAEMONS_FARE if name == FARE_ON else DAEMONS_PLAIN)
 
 

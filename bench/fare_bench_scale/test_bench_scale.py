@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark (scripts/bench-scale.sh, not part of the test suite): the cost of
+Benchmark (scripts/bench.sh scale, not part of the test suite): the cost of
 FARE at scale. N prefixes (FARE_BENCH_PREFIXES, 100000) cross a 3-stage
 fabric with 8 equal-cost paths each; four variants take turns on the same
 fabric, each from a cold start of every router's bgpd:
@@ -34,18 +34,13 @@ those kernel events.
 import datetime
 import os
 import re
-import sys
 import time
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
-sys.path.append(TOPOTESTS)
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import report, start_fabric, wait_for
-from fare_graph import Fabric
+from fare.common import report, start_fabric, wait_for
+from fare.fabric import Fabric
 
 N = int(os.environ.get("FARE_BENCH_PREFIXES", "100000"))
 SPINES = ["spine{}".format(i) for i in range(1, 9)]
@@ -94,10 +89,9 @@ PREAMBLE = dict(
        for s in SPINES])
 
 
-def build_topo(tgen):
-    FABRICS["ecmp"].build_topo(tgen)
-    host = tgen.add_host("h1", "192.0.2.2/24", "via 192.0.2.1")
-    tgen.add_link(tgen.gears["leaf1"], host, "to-h", "eth0")
+# the prefixes' nexthop on leaf1: a host, not a BGP peer
+TOPOLOGY = FABRICS["ecmp"].host("h1", "192.0.2.2/24", "via 192.0.2.1").link("leaf1", "h1", "to-h",
+                                                                          "eth0")
 
 
 def _config(name, variant="ecmp"):
@@ -112,7 +106,7 @@ def _daemons(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, _config, _daemons)
+    start_fabric(mod, TOPOLOGY, _config, _daemons)
 
 
 def teardown_module(_mod):

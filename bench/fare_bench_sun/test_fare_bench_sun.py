@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
-Benchmark (scripts/bench-sun.sh, not part of the test suite): the
+Benchmark (scripts/bench.sh sun, not part of the test suite): the
 control-plane cost per GPU server in a multi-plane scale-up network
 (SUN-1), plain ECMP against FARE's host role, for pods of N GPUs
 (FARE_BENCH_SUN_SIZES, "64,1024,4096").
@@ -15,10 +15,10 @@ planes x 2 sub-ports) and learns N - 8 remote GPU /32s, each over 8 paths.
    s1 --+-------+-------+-------+           measured: 8 GPUs, 8 sessions
    s2 --+-------+-------+-------+           the rest of the pod: N - 8 GPUs
 
-s1 is the measured server (ScaleUp of topotests/fare_scaleup.py, GPUs
+s1 is the measured server (ScaleUp of topotests/fare/fabric.py, GPUs
 10.0.1.1-8). s2 stands for the other N/8 - 1 servers: besides its own 8
 GPUs (10.0.2.1-8) it holds on `lo` the addresses of the GPUs of servers
-3 .. N/8 (server k's GPU g: 10.<k/256>.<k%256>.g, fare_scaleup.py's scheme
+3 .. N/8 (server k's GPU g: 10.<k/256>.<k%256>.g, fare.fabric.gpu_addr's scheme
 continued above 255) and originates all of them with `network`
 statements, each server's 8 behind a route-map that prepends a private AS
 of that server's (4200000000 + k): s1 gets, as in a real pod, one AS path
@@ -56,20 +56,15 @@ the worst case (a real sub-port failure touches one server's 8 GPUs).
 import datetime
 import os
 import re
-import sys
 import time
 from collections import Counter
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
-sys.path.append(TOPOTESTS)
-
 # pylint: disable=C0413
 from lib.topogen import Topogen
-from fare_common import DAEMONS_FARE, DAEMONS_PLAIN, report, wait_for, vtysh_json
-from fare_scaleup import SERVER_AS_BASE, ScaleUp, plane_if
+from fare.common import DAEMONS_FARE, DAEMONS_PLAIN, report, wait_for, vtysh_json
+from fare.fabric import SERVER_AS_BASE, ScaleUp, plane_if
 
 SIZES = sorted(int(x) for x in os.environ.get("FARE_BENCH_SUN_SIZES", "64,1024,4096").split(",")
                if x)

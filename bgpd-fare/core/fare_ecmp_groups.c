@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fare_apportion.h"
 #include "fare_ecmp_groups.h"
 
 /* EE-2 ---------------------------------------------------------------- */
@@ -549,71 +550,19 @@ void fare_ecmp_map_loads(const struct fare_ecmp_map *map, uint32_t *automatic, u
 
 /* EE-1 ---------------------------------------------------------------- */
 
-/*
- * Member i's seats in the largest remainder apportionment of n seats by
- * weights (total the sum, leftover the seats the floors leave): the floor
- * of its quota, plus one if its remainder ranks among the leftover largest
- * (ties: lower index first). O(m) per member, no memory.
- */
-static uint32_t seats_of(const uint32_t *weights, size_t m, uint32_t n, uint64_t total,
-			 uint64_t leftover, size_t i)
-{
-	uint64_t share = (uint64_t)n * weights[i];
-	uint64_t rem = share % total, rank = 0;
-	size_t j;
-
-	if (leftover && rem) {
-		for (j = 0; j < m && rank < leftover; j++) {
-			uint64_t rem_j = (uint64_t)n * weights[j] % total;
-
-			if (rem_j > rem || (rem_j == rem && j < i))
-				rank++;
-		}
-	}
-	return (uint32_t)(share / total) + (leftover && rem && rank < leftover);
-}
-
-/* total weight and the seats the floors leave; false if all weights are 0 */
-static bool apportion_totals(const uint32_t *weights, size_t m, uint32_t n, uint64_t *total,
-			     uint64_t *leftover)
-{
-	uint64_t floors = 0;
-	size_t i;
-
-	*total = 0;
-	for (i = 0; i < m; i++)
-		*total += weights[i];
-	if (!*total)
-		return false;
-	for (i = 0; i < m; i++)
-		floors += (uint64_t)n * weights[i] / *total;
-	*leftover = n - floors;
-	return true;
-}
-
 uint32_t fare_ecmp_port_seats(const uint32_t *weights, size_t m, uint32_t n, uint32_t *seats)
 {
-	uint64_t total, leftover;
-	size_t i;
-
-	if (!apportion_totals(weights, m, n, &total, &leftover)) {
-		for (i = 0; i < m; i++)
-			seats[i] = 0;
-		return 0;
-	}
-	for (i = 0; i < m; i++)
-		seats[i] = seats_of(weights, m, n, total, leftover, i);
-	return n;
+	return fare_apportion(weights, m, n, seats);
 }
 
 int fare_ecmp_port_members(const uint32_t *weights, size_t m, uint32_t n, int32_t *member_of_port)
 {
-	uint64_t total, leftover;
+	struct fare_apportion ap;
 	uint32_t port = 0, k;
 	int used = 0;
 	size_t i;
 
-	if (!apportion_totals(weights, m, n, &total, &leftover)) {
+	if (!fare_apportion_init(&ap, weights, m, n)) {
 		for (k = 0; k < n; k++)
 			member_of_port[k] = -1;
 		return -1;
@@ -622,7 +571,7 @@ int fare_ecmp_port_members(const uint32_t *weights, size_t m, uint32_t n, int32_
 	 * the weights are equal and n <= m
 	 */
 	for (i = 0; i < m && port < n; i++) {
-		uint32_t seats = seats_of(weights, m, n, total, leftover, i);
+		uint32_t seats = fare_apportion_seats(&ap, i);
 
 		if (seats)
 			used++;

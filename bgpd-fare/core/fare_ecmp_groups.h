@@ -175,7 +175,8 @@ void fare_ecmp_map_loads(const struct fare_ecmp_map *map, uint32_t *automatic, u
  * EE-1 with FARE weights: n ingress ports of a group share the m members
  * of a prefix's next-hop list by weight. weights[i] is member i's integer
  * weight, 0 for a member not used. The ports per member are the largest
- * remainder (Hamilton) apportionment of n seats: member i gets
+ * remainder (Hamilton) apportionment of n seats (fare_apportion(), the
+ * data plane's too): member i gets
  * floor(n * w_i / W) or one more (W the sum of the weights), the extra
  * seats going to the largest remainders, the lowest member index on
  * ties; exact integer arithmetic. A member of weight 0 gets no seat.
@@ -189,7 +190,7 @@ uint32_t fare_ecmp_port_seats(const uint32_t *weights, size_t m, uint32_t n, uin
  * the group sends to: ports go to members in member order, each member
  * taking its seats (fare_ecmp_port_seats()), so equal non-zero weights
  * with n <= m give port k the k-th usable member, and n distinct members.
- * Never a member of weight 0. m <= INT32_MAX. Cost O(m^2) (no memory
+ * Never a member of weight 0. m <= INT32_MAX. Cost O(m^2) at worst (no memory
  * allocated), for the few hundred members of a next-hop list. Returns the
  * number of distinct members used (0 for n == 0); -1 when all weights are
  * 0 or m == 0, with every member_of_port[k] -1: the caller hashes flows

@@ -2,9 +2,15 @@
 /*
  * FARE propagation rules for one prefix (draft-xu-idr-fare, SPEC FARE-4..10).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fare_rules.h"
+
+/* EE-4's sub-group weights need no malloc() up to this many paths (FRR's
+ * MULTIPATH_NUM in our builds: 256)
+ */
+#define RULES_STACK_PATHS 256
 
 enum path_grouping {
 	BY_NEXTHOP,
@@ -173,7 +179,8 @@ static enum fare_reason pb_state_reason(enum fare_pb_state state)
 	return FARE_REASON_WCMP;
 }
 
-void fare_prefix_compute(const struct fare_path_in *in, size_t n,
+/* FARE-4 .. FARE-10 over the full set of paths */
+static void prefix_rules(const struct fare_path_in *in, size_t n,
 			 const struct fare_prefix_params *params, double *path_bw,
 			 uint32_t *weights, struct fare_prefix_out *out)
 {
@@ -344,6 +351,58 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 
 ecmp:
 	memset(path_bw, 0, n * sizeof(*path_bw));
+}
+
+/*
+ * EE-4: the weights over the remote group's sub-group, from the full set's
+ * result: the sub-group's paths that it uses, at their w (weighted) or 1
+ * each (plain ECMP). weights[] is left as it is when none is usable or the
+ * reduction fails.
+ */
+static enum fare_subgroup_result subgroup_weights(const bool *subgroup, size_t n,
+						  const struct fare_wcmp_limits *lim,
+						  const struct fare_prefix_out *out,
+						  const double *path_bw, uint32_t *weights)
+{
+	double stack_bw[RULES_STACK_PATHS], *bw = stack_bw;
+	uint32_t stack_w[RULES_STACK_PATHS], *w = stack_w;
+	enum fare_subgroup_result result = FARE_SUBGROUP_FALLBACK;
+	bool any = false;
+	size_t i;
+
+	if (n > RULES_STACK_PATHS) {
+		bw = malloc(n * sizeof(*bw));
+		w = malloc(n * sizeof(*w));
+		if (!bw || !w)
+			goto done;
+	}
+	for (i = 0; i < n; i++) {
+		bool usable = out->wcmp ? weights[i] > 0 : true;
+
+		bw[i] = subgroup[i] && usable ? (out->wcmp ? path_bw[i] : 1) : 0;
+		any |= bw[i] > 0;
+	}
+	if (any && fare_wcmp_weights(bw, n, lim, w) >= 0) {
+		memcpy(weights, w, n * sizeof(*w));
+		result = FARE_SUBGROUP_APPLIED;
+	}
+done:
+	if (bw != stack_bw)
+		free(bw);
+	if (w != stack_w)
+		free(w);
+	return result;
+}
+
+void fare_prefix_compute(const struct fare_path_in *in, size_t n,
+			 const struct fare_prefix_params *params, double *path_bw,
+			 uint32_t *weights, struct fare_prefix_out *out)
+{
+	prefix_rules(in, n, params, path_bw, weights, out);
+	/* EE-4: the remote group's sub-group only */
+	if (params->subgroup && n)
+		out->subgroup = subgroup_weights(params->subgroup, n, &params->limits, out, path_bw,
+						 weights);
 }
 
 double fare_averaged_advertised(double sum, unsigned int n_out, double out_link_bw)

@@ -80,6 +80,12 @@ struct fare_prefix_params {
 	uint32_t multihoming;  /* FARE-6 k, >= 1 */
 	bool lower_transitive; /* FARE-9 option */
 	struct fare_wcmp_limits limits;
+	/* EE-4: NULL, or the prefix's remote ECMP group has a local
+	 * sub-group and subgroup[i] says whether path i's session is on one
+	 * of its uplinks: the weights are then the sub-group's (see
+	 * fare_prefix_compute()).
+	 */
+	const bool *subgroup;
 };
 
 /* Why a prefix is (not) weighted; index of the path concerned, if any. */
@@ -107,6 +113,14 @@ enum fare_adv_action {
 	FARE_ADV_STRIP,	  /* remove it: upstream falls back to ECMP (FARE-7) */
 };
 
+/* EE-4: what the sub-group restriction (params->subgroup) did */
+enum fare_subgroup_result {
+	FARE_SUBGROUP_NONE,	/* no restriction: the full set's weights */
+	FARE_SUBGROUP_APPLIED,	/* the weights are the sub-group's */
+	FARE_SUBGROUP_FALLBACK, /* no usable path in the sub-group: the full
+				 * set's weights (never a blackhole) */
+};
+
 struct fare_prefix_out {
 	bool wcmp;
 	enum fare_reason reason;
@@ -117,6 +131,7 @@ struct fare_prefix_out {
 	size_t dropped; /* paths with bandwidth left at weight 0 by the
 			 * member budget (share below 1/W, WP-3) */
 	double nt_value;
+	enum fare_subgroup_result subgroup; /* EE-4 */
 };
 
 /*
@@ -136,6 +151,16 @@ struct fare_prefix_out {
  * to one neighbor router) share min(sum of the group's link bandwidths,
  * the largest v of the group), split over its links in proportion to
  * their bandwidths and on each link over its paths in proportion to v.
+ *
+ * EE-4, with params->subgroup: weights[] are the sub-group's, WP-3's
+ * reduction within the limits over the paths of the sub-group that the
+ * full set uses: their w when the prefix is weighted (a path the member
+ * budget leaves at weight 0 in the full set stays out), 1 each when it
+ * falls back to plain ECMP; the paths outside the sub-group get weight 0.
+ * When no path of the sub-group is usable, the full set's weights stay
+ * (never a blackhole). out->subgroup says which; path_bw[] and the rest of
+ * out, what is advertised included (FARE-5: every path counts), are the
+ * full set's either way.
  */
 void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 			 const struct fare_prefix_params *params, double *path_bw,

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fare_apportion.h"
 #include "fare_wcmp.h"
 
 /* exact-ratio reduction (WP-3) only for integers a uint64_t holds */
@@ -90,17 +91,6 @@ struct wcmp_tree_stack {
 	uint32_t slot[2 * WCMP_STACK_PATHS];
 };
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t rest = a % b;
-
-		a = b;
-		b = rest;
-	}
-	return a;
-}
-
 /*
  * WP-3: integral bandwidths divided by their GCD, when that fits the limits.
  * Throughput 1, and any vector of throughput 1 is a multiple of this one:
@@ -117,7 +107,7 @@ static bool wcmp_exact_ratio(const double *bw, size_t n, const struct fare_wcmp_
 			continue;
 		if (bw[i] >= WCMP_EXACT_LIMIT || bw[i] != floor(bw[i]))
 			return false;
-		divisor = gcd_u64(divisor, (uint64_t)bw[i]);
+		divisor = fare_gcd(divisor, (uint64_t)bw[i]);
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t reduced;

@@ -4,7 +4,8 @@
  * SUN-4, SUN-5, WP-6). See fare_dp.h for the contract of each function.
  *
  * Nothing here allocates: the apportionment of a member is computed in
- * O(1) once the cut of the largest remainders is known (struct dp_quota),
+ * O(1) once the cut of the largest remainders is known (struct
+ * fare_apportion, shared with the bgpd module's core),
  * so the rebalance works in place in target[] for any n, and the slot maps
  * use arrays of FARE_DP_MEMBERS_MAX on the stack.
  */
@@ -14,105 +15,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fare_apportion.h"
 #include "fare_dp.h"
 
-/*
- * SUN-3: largest-remainder (Hamilton) apportionment of `flows` over the
- * weights. Member i has floor(flows w_i / W) and its remainder
- * flows w_i mod W (flows w_i < 2^64: exact in 64 bits); the `left`
- * members first in the order of remainders (largest first, lower index on
- * ties) have one more. That order is strict, so those members are exactly
- * the ones at or before the last of them, the cut: once the cut is known,
- * a member's quota takes O(1).
- */
-struct dp_quota {
-	const uint32_t *weights;
-	uint64_t total; /* W: below n 2^32 */
-	uint32_t flows;
-	uint32_t left; /* members with one more: fewer than the usable ones */
-	uint64_t cut_rem;
-	size_t cut_index;
-};
-
-static uint64_t dp_quota_rem(const struct dp_quota *qc, size_t i)
-{
-	return (uint64_t)qc->flows * qc->weights[i] % qc->total;
-}
-
-/* in the order of remainders: (rem, i) comes after (cut_rem, cut_index) */
-static bool dp_rem_after(uint64_t rem, size_t i, uint64_t cut_rem, size_t cut_index)
-{
-	return rem < cut_rem || (rem == cut_rem && i > cut_index);
-}
-
-/* the cut: O(n left), left < n */
-static void dp_quota_init(struct dp_quota *qc, const uint32_t *weights, size_t n, uint32_t flows)
-{
-	uint64_t floors = 0;
-	size_t i;
-	uint32_t k;
-
-	qc->weights = weights;
-	qc->flows = flows;
-	qc->total = 0;
-	qc->left = 0;
-	qc->cut_rem = 0;
-	qc->cut_index = 0;
-	for (i = 0; i < n; i++)
-		qc->total += weights[i];
-	if (!qc->total)
-		return;
-	for (i = 0; i < n; i++)
-		floors += (uint64_t)flows * weights[i] / qc->total;
-	/* the remainders sum to left W, each below W: left < usable members */
-	qc->left = (uint32_t)(flows - floors);
-	for (k = 0; k < qc->left; k++) {
-		bool found = false;
-		uint64_t best_rem = 0;
-		size_t best = 0;
-
-		for (i = 0; i < n; i++) {
-			uint64_t rem;
-
-			if (!weights[i])
-				continue;
-			rem = dp_quota_rem(qc, i);
-			if (k && !dp_rem_after(rem, i, qc->cut_rem, qc->cut_index))
-				continue;
-			/* strictly larger: the lower index keeps a tie */
-			if (!found || rem > best_rem) {
-				found = true;
-				best_rem = rem;
-				best = i;
-			}
-		}
-		qc->cut_rem = best_rem;
-		qc->cut_index = best;
-	}
-}
-
-static uint32_t dp_quota_of(const struct dp_quota *qc, size_t i)
-{
-	uint64_t product;
-	uint32_t quota;
-
-	if (!qc->total || !qc->weights[i])
-		return 0;
-	product = (uint64_t)qc->flows * qc->weights[i];
-	quota = (uint32_t)(product / qc->total);
-	if (qc->left && !dp_rem_after(product % qc->total, i, qc->cut_rem, qc->cut_index))
-		quota++;
-	return quota;
-}
-
+/* SUN-3: the largest-remainder apportionment of the flows (fare_apportion.h) */
 void fare_dp_quota(const uint32_t *weights, size_t n, uint32_t flows, uint32_t *quota)
 {
-	struct dp_quota qc;
-	size_t i;
-
-	dp_quota_init(&qc, weights, n, flows);
-	for (i = 0; i < n; i++)
-		quota[i] = dp_quota_of(&qc, i);
+	fare_apportion(weights, n, flows, quota);
 }
 
 /*
@@ -120,7 +29,7 @@ void fare_dp_quota(const uint32_t *weights, size_t n, uint32_t flows, uint32_t *
  * (the flows each member carries as the rebalance goes on).
  */
 struct dp_rebalance {
-	struct dp_quota quota; /* of the new weights, for sum(count) flows */
+	struct fare_apportion quota; /* of the new weights, for sum(count) flows */
 	const uint32_t *old_weights;
 	const uint32_t *weights;
 	uint32_t *target;
@@ -165,7 +74,7 @@ enum dp_gap {
 /* member i's gap to its quota, as target[] stands */
 static uint32_t dp_gap(const struct dp_rebalance *rb, size_t i, enum dp_gap kind)
 {
-	uint32_t quota = dp_quota_of(&rb->quota, i), now = rb->target[i];
+	uint32_t quota = fare_apportion_seats(&rb->quota, i), now = rb->target[i];
 
 	switch (kind) {
 	case DP_DEFICIT:
@@ -267,7 +176,7 @@ uint32_t fare_dp_rebalance(const uint32_t *old_weights, const uint32_t *weights,
 	/* nowhere to go (the flows wait or expire), or beyond a quota */
 	if (!rb.new_max || total > UINT32_MAX)
 		return 0;
-	dp_quota_init(&rb.quota, weights, n, (uint32_t)total);
+	fare_apportion_init(&rb.quota, weights, n, (uint32_t)total);
 
 	/*
 	 * SUN-4: only the members whose weight fell (a plane lost bandwidth)
@@ -275,7 +184,7 @@ uint32_t fare_dp_rebalance(const uint32_t *old_weights, const uint32_t *weights,
 	 * their paths, even one or two above their quota.
 	 */
 	for (i = 0; i < n; i++) {
-		uint32_t quota = dp_quota_of(&rb.quota, i);
+		uint32_t quota = fare_apportion_seats(&rb.quota, i);
 
 		if (target[i] > quota && dp_fell(&rb, i)) {
 			released += target[i] - quota;
@@ -312,7 +221,7 @@ uint32_t fare_dp_rebalance(const uint32_t *old_weights, const uint32_t *weights,
 
 size_t fare_dp_place(const uint32_t *weights, const uint32_t *count, size_t n)
 {
-	struct dp_quota qc;
+	struct fare_apportion qc;
 	uint64_t total = 0;
 	int64_t best_deficit = 0;
 	size_t best = n, i;
@@ -320,13 +229,13 @@ size_t fare_dp_place(const uint32_t *weights, const uint32_t *count, size_t n)
 	for (i = 0; i < n; i++)
 		total += count[i];
 	/* SUN-4: the quota with this flow counted */
-	dp_quota_init(&qc, weights, n, total < UINT32_MAX ? (uint32_t)total + 1 : UINT32_MAX);
+	fare_apportion_init(&qc, weights, n, total < UINT32_MAX ? (uint32_t)total + 1 : UINT32_MAX);
 	for (i = 0; i < n; i++) {
 		int64_t deficit;
 
 		if (!weights[i])
 			continue;
-		deficit = (int64_t)dp_quota_of(&qc, i) - count[i];
+		deficit = (int64_t)fare_apportion_seats(&qc, i) - count[i];
 		/* largest deficit, then larger weight, then lower index */
 		if (best == n || deficit > best_deficit ||
 		    (deficit == best_deficit && weights[i] > weights[best])) {
@@ -358,17 +267,6 @@ size_t fare_dp_fill(const uint32_t *weights, const uint32_t *count, size_t n, si
 			c[k]++;
 	}
 	return j;
-}
-
-static uint32_t dp_gcd(uint32_t a, uint32_t b)
-{
-	while (b) {
-		uint32_t rest = a % b;
-
-		a = b;
-		b = rest;
-	}
-	return a;
 }
 
 /*
@@ -524,7 +422,7 @@ static void dp_interleave(const uint32_t *counts, size_t n, size_t total, uint8_
 
 size_t fare_dp_slots(const uint32_t *weights, size_t n, size_t max_slots, uint8_t *slots)
 {
-	uint32_t counts[FARE_DP_MEMBERS_MAX], divisor = 0;
+	uint32_t counts[FARE_DP_MEMBERS_MAX], divisor;
 	uint64_t reduced = 0;
 	size_t usable = 0, total = 0, i;
 
@@ -532,10 +430,9 @@ size_t fare_dp_slots(const uint32_t *weights, size_t n, size_t max_slots, uint8_
 		return 0;
 	if (max_slots > FARE_DP_SLOTS_MAX)
 		max_slots = FARE_DP_SLOTS_MAX;
-	for (i = 0; i < n; i++) {
-		divisor = dp_gcd(weights[i], divisor);
+	divisor = fare_gcd_array(weights, n);
+	for (i = 0; i < n; i++)
 		usable += weights[i] > 0;
-	}
 	if (!divisor || !max_slots)
 		return 0;
 	/* WP-6: 2:2:4:4 is the cycle of 1:1:2:2 */
@@ -547,9 +444,7 @@ size_t fare_dp_slots(const uint32_t *weights, size_t n, size_t max_slots, uint8_
 	} else {
 		dp_slots_apportion(weights, n, max_slots, usable, counts);
 		/* the apportioned cycle may be a repeat of a shorter one */
-		divisor = 0;
-		for (i = 0; i < n; i++)
-			divisor = dp_gcd(counts[i], divisor);
+		divisor = fare_gcd_array(counts, n);
 		for (i = 0; i < n; i++)
 			counts[i] /= divisor;
 	}

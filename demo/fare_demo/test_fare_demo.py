@@ -5,25 +5,20 @@ The FARE demo (scripts/demo.sh): a 3-stage fabric, 4 spines and 3 leaves,
 800G links except one degraded to 400G (leaf1-spine4), hosts h1 and h2.
 It shows, for the remote leaf2: the Path Bandwidth per path, the kernel
 weights, and the traffic split measured with 4000 UDP flows next to what
-plain ECMP gives. It reuses the traffic topotest's fabric and measurement.
+plain ECMP gives: the traffic topotest's fabric and steps, from
+fare.scenarios.
 """
-
-import os
-import sys
-
-CWD = os.path.dirname(os.path.realpath(__file__))
-TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
-sys.path.append(TOPOTESTS)
-sys.path.append(os.path.join(TOPOTESTS, "fare_traffic"))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, report, wait_for
-import test_fare_traffic as traffic
+from fare.common import kernel_weights, report, wait_for
+from fare.scenarios import (check_plain_ecmp_shows_the_imbalance, check_traffic_split_follows_weights,
+                            check_weights_in_kernel, start_traffic_fabric, stop_fabric)
 
-build_topo = traffic.build_topo
-setup_module = traffic.setup_module
-teardown_module = traffic.teardown_module
+RESULTS = {}
+
+setup_module = start_traffic_fabric
+teardown_module = stop_fabric
 
 
 def test_show_leaf2():
@@ -56,6 +51,13 @@ def test_show_leaf2():
     )
 
 
-test_weights_in_kernel = traffic.test_weights_in_kernel
-test_traffic_split_follows_weights = traffic.test_traffic_split_follows_weights
-test_plain_ecmp_shows_the_imbalance = traffic.test_plain_ecmp_shows_the_imbalance
+def test_weights_in_kernel():
+    check_weights_in_kernel(get_topogen(), RESULTS)
+
+
+def test_traffic_split_follows_weights():
+    check_traffic_split_follows_weights(get_topogen(), RESULTS)
+
+
+def test_plain_ecmp_shows_the_imbalance():
+    check_plain_ecmp_shows_the_imbalance(get_topogen(), RESULTS)

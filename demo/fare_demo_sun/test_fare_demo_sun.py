@@ -9,18 +9,13 @@ nexthop group towards s2's GPU, before and after one sub-port of s2's
 plane-4 port fails (SUN-2: plane 4's share halves, 2:2:2:2:2:2:1:1).
 """
 
-import os
-import sys
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, "..", "..", "topotests"))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, reduced, report, start_fabric, wait_for
-from fare_scaleup import ScaleUp, gpu_prefix
+from fare.common import kernel_weights, reduced, report, start_fabric, wait_for
+from fare.fabric import ScaleUp, gpu_prefix
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -30,12 +25,8 @@ HEALTHY = {i: 1 for i in NET.server_ifs()}
 HALF = {i: (1 if i.startswith("p4") else 2) for i in NET.server_ifs()}
 
 
-def build_topo(tgen):
-    NET.build_topo(tgen)
-
-
 def setup_module(mod):
-    start_fabric(mod, build_topo, NET.config)
+    start_fabric(mod, NET, NET.config)
 
 
 def teardown_module(mod):

@@ -7,28 +7,19 @@ session per link (SPEC WP-4). Prints what Spine1 averages and what Leaf2
 installs: 75:75:100:100 = 3:3:4:4, in show and in the kernel.
 """
 
-import os
-import sys
-
-CWD = os.path.dirname(os.path.realpath(__file__))
-TOPOTESTS = os.path.join(CWD, "..", "..", "topotests")
-sys.path.append(TOPOTESTS)
-sys.path.append(os.path.join(TOPOTESTS, "fare_whitepaper"))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, report, wait_for
-import test_fare_whitepaper as wp
+from fare.common import kernel_weights, report, wait_for
+from fare.scenarios import WP_LEAF2_UPLINKS, start_whitepaper_fabric, stop_fabric
 
-build_topo = wp.build_topo
-setup_module = wp.setup_module
-teardown_module = wp.teardown_module
+setup_module = start_whitepaper_fabric
+teardown_module = stop_fabric
 
 
 def test_whitepaper_example():
     tgen = get_topogen()
     leaf2, spine1 = tgen.gears["leaf2"], tgen.gears["spine1"]
-    exp = dict(zip(wp.LEAF2_UPLINKS, [3, 3, 4, 4]))
+    exp = dict(zip(WP_LEAF2_UPLINKS, [3, 3, 4, 4]))
     assert wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), exp, count=90) == exp
     report(
         "\n".join(

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "fare_apportion.h"
 #include "fare_wcmp.h"
 #include "prng.h"
 
@@ -105,17 +106,6 @@ static double tie_tolerance(double error)
 	return WCMP_TIE_REL_EPS * (error > 1.0 ? error : 1.0);
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t rest = a % b;
-
-		a = b;
-		b = rest;
-	}
-	return a;
-}
-
 /*
  * WP-3: integral bandwidths divided by their GCD, when that fits the limits.
  * Any error-free vector is a multiple of this one, so it is also the
@@ -132,7 +122,7 @@ static bool wcmp_exact_ratio(const double *bw, size_t n, const struct fare_wcmp_
 			continue;
 		if (bw[i] >= WCMP_EXACT_LIMIT || bw[i] != floor(bw[i]))
 			return false;
-		divisor = gcd_u64(divisor, (uint64_t)bw[i]);
+		divisor = fare_gcd(divisor, (uint64_t)bw[i]);
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t reduced;

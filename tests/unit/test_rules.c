@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests: FARE per-prefix rules (FARE-4 .. FARE-9, FARE-11), exact
- * weights, path bandwidths and re-advertisement of fare_prefix_compute().
+ * Unit tests: FARE per-prefix rules (FARE-4 .. FARE-9, FARE-11) and the
+ * Enhanced ECMP sub-group restriction (EE-4), exact weights, path
+ * bandwidths and re-advertisement of fare_prefix_compute().
  */
 
 #include <stdarg.h>
@@ -574,6 +575,187 @@ static void test_scaleup_y_cable(void **state)
 		      (const uint32_t[]){ 1, 1, 1, 1, 1, 1, 1 });
 }
 
+/*
+ * EE-4: compute with the sub-group restriction `member` and check the
+ * weights against exp_w and the result; path_bw and the rest of out must
+ * be those of the same prefix computed without the restriction.
+ */
+static void compute_subgroup(const struct fare_path_in *in, size_t n,
+			     const struct fare_prefix_params *params, const bool *member,
+			     enum fare_subgroup_result result, const uint32_t *exp_w)
+{
+	struct fare_prefix_params restricted = *params;
+	struct fare_prefix_out full;
+	double full_bw[MAX_PATHS];
+	size_t i;
+
+	compute(in, n, params);
+	assert_int_equal(out.subgroup, FARE_SUBGROUP_NONE);
+	full = out;
+	memcpy(full_bw, path_bw, n * sizeof(*path_bw));
+
+	restricted.subgroup = member;
+	compute(in, n, &restricted);
+	assert_int_equal(out.subgroup, result);
+	for (i = 0; i < n; i++) {
+		assert_double_exact(path_bw[i], full_bw[i]);
+		assert_int_equal(weights[i], exp_w[i]);
+	}
+	assert_int_equal(out.wcmp, full.wcmp);
+	assert_int_equal(out.reason, full.reason);
+	assert_int_equal(out.reason_path, full.reason_path);
+	assert_int_equal(out.t_action, full.t_action);
+	assert_double_exact(out.t_value, full.t_value);
+	assert_int_equal(out.nt_attach, full.nt_attach);
+	assert_double_exact(out.nt_value, full.nt_value);
+	assert_int_equal(out.dropped, full.dropped);
+}
+
+/*
+ * EE-4 with FARE-4 weights, the ingress leaf of topotest fare_ecmp_groups:
+ * uplinks to-s1..to-s4 at 100G, 200G, 400G, 400G, every spine advertising
+ * 800G; sub-groups of 2 uplinks. Sub-group 1 is {to-s1: 1, to-s2: 2},
+ * sub-group 2 {to-s3: 1, to-s4: 1}, a route without GroupID (no
+ * restriction) 1:2:4:4; the advertisement is the full set's (1100G).
+ */
+static void ecmp_groups_leaf1(struct fare_path_in *in)
+{
+	in[0] = node_path(GBPS(100), GBPS(800));
+	in[1] = node_path(GBPS(200), GBPS(800));
+	in[2] = node_path(GBPS(400), GBPS(800));
+	in[3] = node_path(GBPS(400), GBPS(800));
+}
+
+static void test_ee4_subgroup_weights(void **state)
+{
+	struct fare_path_in in[4];
+
+	(void)state;
+	ecmp_groups_leaf1(in);
+	compute(in, 4, &node_params);
+	assert_result(4, (const double[]){ GBPS(100), GBPS(200), GBPS(400), GBPS(400) },
+		      (const uint32_t[]){ 1, 2, 4, 4 });
+	assert_int_equal(out.subgroup, FARE_SUBGROUP_NONE);
+	assert_double_exact(out.t_value, GBPS(1100));
+
+	compute_subgroup(in, 4, &node_params, (const bool[]){ true, true, false, false },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 1, 2, 0, 0 });
+	assert_true(out.wcmp);
+	assert_double_exact(out.t_value, GBPS(1100));
+	compute_subgroup(in, 4, &node_params, (const bool[]){ false, false, true, true },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 0, 0, 1, 1 });
+	/* sub-groups of one uplink (size 1): that uplink alone */
+	compute_subgroup(in, 4, &node_params, (const bool[]){ false, true, false, false },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 0, 1, 0, 0 });
+
+	/* to-s2 down (its path gone): sub-group 1 is {to-s1: 1}, no GroupID
+	 * {to-s1: 1, to-s3: 4, to-s4: 4}
+	 */
+	in[1] = in[2];
+	in[2] = in[3];
+	compute(in, 3, &node_params);
+	assert_result(3, (const double[]){ GBPS(100), GBPS(400), GBPS(400) },
+		      (const uint32_t[]){ 1, 4, 4 });
+	compute_subgroup(in, 3, &node_params, (const bool[]){ true, false, false },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 1, 0, 0 });
+
+	/* to-s1 down too: no path in sub-group 1: the full set, {to-s3: 1,
+	 * to-s4: 1}; sub-group 2 the same, restricted
+	 */
+	compute_subgroup(in + 1, 2, &node_params, (const bool[]){ false, false },
+			 FARE_SUBGROUP_FALLBACK, (const uint32_t[]){ 1, 1 });
+	compute_subgroup(in + 1, 2, &node_params, (const bool[]){ true, true },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 1, 1 });
+}
+
+/*
+ * EE-4 with parallel links, topotest fare_ecmp_uplinks after swp1 is
+ * deleted: 11 uplinks at 10G, swp2..swp4 to spine1, swp5..swp8 to
+ * spine2, swp9..swp12 to spine3, each spine advertising 10G: spine1's 3
+ * links carry 10G / 3 each, the others 2.5G (FARE-4 per neighbor). In
+ * sub-groups of 4, sub-group 1 = swp2..swp5 weighs 4:4:4:3, sub-group 2 =
+ * swp6..swp9 1:1:1:1, sub-group 3 = swp10..swp12 1:1:1.
+ */
+static void test_ee4_subgroup_parallel_links(void **state)
+{
+	struct fare_path_in in[11];
+	bool member[11];
+	uint32_t exp_w[11];
+	size_t i, sg;
+
+	(void)state;
+	for (i = 0; i < 11; i++) {
+		in[i] = node_path(GBPS(10), GBPS(10));
+		in[i].neighbor_group = i < 3 ? 1 : i < 7 ? 4 : 8;
+	}
+	compute(in, 11, &node_params);
+	assert_true(out.wcmp);
+	assert_result(11,
+		      (const double[]){ GBPS(10) / 3, GBPS(10) / 3, GBPS(10) / 3, GBPS(2.5),
+					GBPS(2.5), GBPS(2.5), GBPS(2.5), GBPS(2.5), GBPS(2.5),
+					GBPS(2.5), GBPS(2.5) },
+		      (const uint32_t[]){ 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3 });
+
+	for (sg = 0; sg < 3; sg++) {
+		for (i = 0; i < 11; i++) {
+			member[i] = i / 4 == sg;
+			exp_w[i] = !member[i] ? 0 : sg ? 1 : i < 3 ? 4 : 3;
+		}
+		compute_subgroup(in, 11, &node_params, member, FARE_SUBGROUP_APPLIED, exp_w);
+	}
+}
+
+/*
+ * EE-4 when FARE falls back to plain ECMP (the same leaf, a path without
+ * Path Bandwidth, FARE-7): the sub-group's paths at 1 each; no path in the
+ * sub-group: plain ECMP over every path (weights 0).
+ */
+static void test_ee4_subgroup_ecmp(void **state)
+{
+	struct fare_path_in in[4];
+
+	(void)state;
+	ecmp_groups_leaf1(in);
+	in[3].t_state = FARE_PB_ABSENT;
+	compute_subgroup(in, 4, &node_params, (const bool[]){ true, true, false, false },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 1, 1, 0, 0 });
+	assert_false(out.wcmp);
+	assert_int_equal(out.reason, FARE_REASON_PATH_WITHOUT_PB);
+	assert_int_equal(out.t_action, FARE_ADV_STRIP);
+	compute_subgroup(in, 4, &node_params, (const bool[]){ false, false, true, true },
+			 FARE_SUBGROUP_APPLIED, (const uint32_t[]){ 0, 0, 1, 1 });
+	compute_subgroup(in, 4, &node_params, (const bool[]){ false, false, false, false },
+			 FARE_SUBGROUP_FALLBACK, (const uint32_t[]){ 0, 0, 0, 0 });
+}
+
+/*
+ * EE-4 and WP-3's member budget: with 2 members, 100G:100G:200G keeps the
+ * 200G path alone (test_weights_unfit). A sub-group of the two 100G paths
+ * has no path the full set uses: the full set's weights stay; one with
+ * the 200G path has it alone. What is advertised stays the full set's
+ * (200G).
+ */
+static void test_ee4_subgroup_budget(void **state)
+{
+	struct fare_path_in in[3] = { node_path(GBPS(100), FLT_MAX), node_path(GBPS(100), FLT_MAX),
+				      node_path(GBPS(200), FLT_MAX) };
+	struct fare_prefix_params params = node_params;
+
+	(void)state;
+	params.limits.max_members = 2;
+	compute_subgroup(in, 3, &params, (const bool[]){ true, true, false },
+			 FARE_SUBGROUP_FALLBACK, (const uint32_t[]){ 0, 0, 1 });
+	assert_int_equal(out.dropped, 2);
+	assert_double_exact(out.t_value, GBPS(200));
+	compute_subgroup(in, 3, &params, (const bool[]){ true, false, true }, FARE_SUBGROUP_APPLIED,
+			 (const uint32_t[]){ 0, 0, 1 });
+
+	/* no path at all: no restriction to apply */
+	params.subgroup = (const bool[]){ true };
+	compute(NULL, 0, &params);
+	assert_int_equal(out.subgroup, FARE_SUBGROUP_NONE);
+}
+
 /* SUN-1: a host announces only what it originates. */
 static void test_role_announces(void **state)
 {
@@ -668,6 +850,10 @@ int main(void)
 		cmocka_unit_test(test_parallel_links_per_neighbor_wp4),
 		cmocka_unit_test(test_parallel_links_split_by_bandwidth),
 		cmocka_unit_test(test_scaleup_y_cable),
+		cmocka_unit_test(test_ee4_subgroup_weights),
+		cmocka_unit_test(test_ee4_subgroup_parallel_links),
+		cmocka_unit_test(test_ee4_subgroup_ecmp),
+		cmocka_unit_test(test_ee4_subgroup_budget),
 		cmocka_unit_test(test_role_announces),
 	};
 

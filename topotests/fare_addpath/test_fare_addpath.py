@@ -37,16 +37,13 @@ leaves originate the anycast prefix with the maximum value (FARE-2).
 """
 
 import json
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import fare_prefix, GBPS, kernel_weights, reduced, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import fare_prefix, GBPS, kernel_weights, reduced, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -85,11 +82,9 @@ AF_LINES = {
 }
 
 
-def build_topo(tgen):
-    for name in ROUTERS:
-        tgen.add_router(name)
-    for a, b, _ in LINKS:
-        tgen.add_link(tgen.gears[a], tgen.gears[b], "to-" + b, "to-" + a)
+TOPOLOGY = Topology().router(*ROUTERS)
+for _a, _b, _ in LINKS:
+    TOPOLOGY.link(_a, _b, "to-" + _b, "to-" + _a)
 
 
 def config(name):
@@ -118,7 +113,7 @@ def config(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config)
+    start_fabric(mod, TOPOLOGY, config)
 
 
 def teardown_module(_mod):

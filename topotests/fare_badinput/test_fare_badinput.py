@@ -27,12 +27,12 @@ import sys
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json, tgen_or_skip
-from fare_metrics_check import check_format, counter_lines, scrape_settled
+from fare.common import DAEMONS_FARE, GBPS, kernel_weights, vtysh_json, wait_for, wait_json, tgen_or_skip
+from fare.fabric import Topology
+from fare.metrics_check import check_format, counter_lines, scrape_settled
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -40,17 +40,14 @@ P1, P2 = "10.0.0.101", "10.0.0.102"
 UNUSABLE = "a path has an unusable Path Bandwidth"
 
 
-def build_topo(tgen):
-    r1 = tgen.add_router("r1")
-    sw = tgen.add_switch("s1")
-    sw.add_link(r1)
-    for i, ip in ((1, P1), (2, P2)):
-        peer = tgen.add_exabgp_peer("peer{}".format(i), ip=ip + "/24", defaultRoute="via 10.0.0.1")
-        sw.add_link(peer)
+TOPOLOGY = Topology().router("r1").switch("s1").link("s1", "r1")
+for _i, _ip in ((1, P1), (2, P2)):
+    TOPOLOGY.exabgp_peer("peer{}".format(_i), _ip + "/24", "via 10.0.0.1")
+    TOPOLOGY.link("s1", "peer{}".format(_i))
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
+    tgen = Topogen(TOPOLOGY.build_topo, mod.__name__)
     tgen.start_topology()
     tgen.gears["r1"].load_frr_config(os.path.join(CWD, "r1/frr.conf"), DAEMONS_FARE)
     tgen.start_router()

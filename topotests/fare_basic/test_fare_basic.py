@@ -17,23 +17,20 @@ import sys
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, vtysh_json, wait_for, wait_json, tgen_or_skip
+from fare.common import DAEMONS_FARE, GBPS, vtysh_json, wait_for, wait_json, tgen_or_skip
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
 
-def build_topo(tgen):
-    tgen.add_router("r1")
-    tgen.add_router("r2")
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
+TOPOLOGY = Topology().router("r1", "r2").link("r1", "r2", "r1-eth0", "r2-eth0")
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
+    tgen = Topogen(TOPOLOGY.build_topo, mod.__name__)
     tgen.start_topology()
     for rname, router in tgen.routers().items():
         router.load_frr_config(os.path.join(CWD, "{}.conf".format(rname)), DAEMONS_FARE)

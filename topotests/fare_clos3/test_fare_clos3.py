@@ -35,13 +35,10 @@ import re
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
-from fare_fabric import Clos3
+from fare.common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
+from fare.fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -133,11 +130,9 @@ router bgp 65200
 """
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-    tgen.add_router("ext")
-    tgen.add_link(tgen.gears["leaf3"], tgen.gears["ext"], "to-ext", "to-l3")
-    tgen.add_link(tgen.gears["leaf4"], tgen.gears["ext"], "to-ext", "to-l4")
+FABRIC.router("ext")
+FABRIC.link("leaf3", "ext", "to-ext", "to-l3")
+FABRIC.link("leaf4", "ext", "to-ext", "to-l4")
 
 
 def config_of(name):
@@ -155,7 +150,7 @@ def config_of(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of)
+    start_fabric(mod, FABRIC, config_of)
 
 
 def teardown_module(_mod):

@@ -22,17 +22,13 @@ passes the transitive value on unchanged (FARE-9); leafb1 weighs spb1:spb2
 by min(link, transitive) = 800:400 = 2:1 (FARE-10).
 """
 
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
-from fare_graph import Fabric
+from fare.common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -73,12 +69,9 @@ def _fabric():
 FABRIC = _fabric()
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, FABRIC.config)
+    start_fabric(mod, FABRIC, FABRIC.config)
 
 
 def teardown_module(_mod):

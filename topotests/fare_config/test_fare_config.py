@@ -22,18 +22,14 @@ added to MH, its sum is 100G, the average 50G, and both leafa and leafb get
 50G (6.25e9 bytes/s) for P2 while P1 stays as it was.
 """
 
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import (GBPS, start_fabric, tgen_or_skip, update_group_classes, vtysh_json,
+from fare.common import (GBPS, start_fabric, tgen_or_skip, update_group_classes, vtysh_json,
                          wait_for, wait_json)
-from fare_graph import Fabric
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -61,12 +57,9 @@ def _fabric():
 FABRIC = _fabric()
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, FABRIC.config)
+    start_fabric(mod, FABRIC, FABRIC.config)
 
 
 def teardown_module(_mod):

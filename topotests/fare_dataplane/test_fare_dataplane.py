@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 test_fare_dataplane.py: the FARE data-plane agent, fare-dpd
-(dataplane/DESIGN.md), on a small scale-up network (fare_scaleup.ScaleUp):
+(dataplane/DESIGN.md), on a small scale-up network (fare.fabric.ScaleUp):
 SPEC SUN-3, SUN-4 (per-flow, connection-tracked), SUN-5 and WP-6
 (per-packet spray).
 
@@ -85,13 +85,12 @@ from datetime import datetime, timezone
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topolog import logger
-from fare_common import report, start_fabric, tgen_or_skip, wait_for
-from fare_scaleup import ScaleUp, gpu_addr
+from fare.common import report, start_fabric, tgen_or_skip, wait_for
+from fare.fabric import ScaleUp, gpu_addr
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -291,12 +290,9 @@ def path(tgen, name):
     return os.path.join(tgen.logdir, name)
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    tgen = start_fabric(mod, build_topo, FABRIC.config)
+    tgen = start_fabric(mod, FABRIC, FABRIC.config)
     s1 = tgen.gears["s1"]
     # the kernel's own hash (the comparison): by L4, as a RoCE NIC would
     s1.run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")

@@ -32,11 +32,11 @@ import time
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -86,10 +86,7 @@ router bgp 65102
 CAPTURE = {}
 
 
-def build_topo(tgen):
-    tgen.add_router("r1")
-    tgen.add_router("r2")
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
+TOPOLOGY = Topology().router("r1", "r2").link("r1", "r2", "r1-eth0", "r2-eth0")
 
 
 def start_capture(tgen, name):
@@ -135,7 +132,7 @@ def stop_capture():
 def setup_module(mod):
     start_fabric(
         mod,
-        build_topo,
+        TOPOLOGY,
         lambda name: CONFIGS[name],
         prepare=lambda tgen: start_capture(tgen, "session"),
     )

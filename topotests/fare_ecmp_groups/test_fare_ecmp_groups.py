@@ -93,18 +93,14 @@ Checks:
 """
 
 import os
-import re
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import (fare_prefix, frr_reload, kernel_weights, reload_errors, report, start_fabric,
+from fare.common import (fare_prefix, frr_reload, kernel_weights, reload_errors, report, start_fabric,
                          tgen_or_skip, vtysh_json, wait_for)
-from fare_fabric import Clos3
+from fare.fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -180,13 +176,11 @@ def config_of(name):
     return conf
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-    tgen.add_router("fresh")
+FABRIC.router("fresh")
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of)
+    start_fabric(mod, FABRIC, config_of)
 
 
 def teardown_module(_mod):

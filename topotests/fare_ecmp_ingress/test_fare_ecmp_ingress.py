@@ -21,7 +21,7 @@ of a group map onto n distinct egress ports.
  (each host on its own /24, default route via 172.16.1x.1 on leaf1;
   leaf1 does not advertise these subnets, it only forwards)
 
-Unnumbered eBGP, one session per leaf-spine link (fare_fabric.Clos3,
+Unnumbered eBGP, one session per leaf-spine link (fare.fabric.Clos3,
 leaves=2, spines=4, hosts=(2,)); h11..h14 and their links are built here.
 Spine j has router ID 10.255.1.(5-j), reversed against its name, so that
 bgpd's member order is not the uplinks' name order (observed: to-s1,
@@ -128,14 +128,11 @@ from math import sqrt
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topogen import TopoRouter
-from fare_common import DAEMONS_FARE, SENDER, kernel_weights, report, start_fabric, tgen_or_skip, tx_packets, vtysh_json, wait_for
-from fare_fabric import Clos3
+from fare.common import DAEMONS_FARE, SENDER, kernel_weights, report, start_fabric, tgen_or_skip, tx_packets, vtysh_json, wait_for
+from fare.fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -208,12 +205,9 @@ FABRIC = Clos3(leaves=2, spines=4, default_gbps=800, hosts=(2,),
 RESULTS = {}
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-    for h, port in zip(HOSTS, PORTS):
-        n = HOST_NET[h]
-        host = tgen.add_host(h, "172.16.{}.10/24".format(n), "via 172.16.{}.1".format(n))
-        tgen.add_link(tgen.gears["leaf1"], host, port, "eth0")
+for _h, _port in zip(HOSTS, PORTS):
+    FABRIC.host(_h, "172.16.{}.10/24".format(HOST_NET[_h]), "via 172.16.{}.1".format(HOST_NET[_h]))
+    FABRIC.link("leaf1", _h, _port, "eth0")
 
 
 def config_of(name):
@@ -236,7 +230,7 @@ def daemons_of(name):
 
 
 def setup_module(mod):
-    tgen = start_fabric(mod, build_topo, config_of, daemons_of)
+    tgen = start_fabric(mod, FABRIC, config_of, daemons_of)
     leaf1 = tgen.gears["leaf1"]
     for h in V6_HOSTS:
         n = HOST_NET[h]

@@ -53,16 +53,13 @@ groups one per sub-group (EE-4). Checks:
 """
 
 import math
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import fare_prefix, kernel_weights, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import fare_prefix, kernel_weights, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -92,16 +89,12 @@ def spine_port(k):
     return "l1p{}".format(k)
 
 
-def build_topo(tgen):
-    for name in ("leaf1", "leaf2", "spine1", "spine2", "spine3", "server"):
-        tgen.add_router(name)
-    for k, u in enumerate(UPLINKS, 1):
-        tgen.add_link(tgen.gears["leaf1"], tgen.gears["spine{}".format(SPINE_OF[u])], u,
-                      spine_port(k))
-    for j in (1, 2, 3):
-        tgen.add_link(tgen.gears["leaf2"], tgen.gears["spine{}".format(j)], "to-s{}".format(j),
-                      "to-l2")
-    tgen.add_link(tgen.gears["leaf1"], tgen.gears["server"], "swp13", "eth0")
+TOPOLOGY = Topology().router("leaf1", "leaf2", "spine1", "spine2", "spine3", "server")
+for _k, _u in enumerate(UPLINKS, 1):
+    TOPOLOGY.link("leaf1", "spine{}".format(SPINE_OF[_u]), _u, spine_port(_k))
+for _j in (1, 2, 3):
+    TOPOLOGY.link("leaf2", "spine{}".format(_j), "to-s{}".format(_j), "to-l2")
+TOPOLOGY.link("leaf1", "server", "swp13", "eth0")
 
 
 def address_swp1(tgen):
@@ -164,7 +157,7 @@ def config_of(name):
 
 
 def setup_module(mod):
-    address_swp1(start_fabric(mod, build_topo, config_of))
+    address_swp1(start_fabric(mod, TOPOLOGY, config_of))
 
 
 def teardown_module(_mod):

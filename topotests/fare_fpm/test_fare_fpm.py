@@ -11,7 +11,7 @@ ECMP); r2 alone originates 172.16.2.0/24 and 2001:db8:2::/64 (a single
 path). The link bandwidths are zebra's interface `bandwidth` (FARE-3), so
 a test changes them at runtime (decreases: they apply at once, WP-7).
 r1 runs `zebra -M dplane_fpm_nl` with `fpm address 127.0.0.1 port 2620`,
-and fpm_listener.py in its namespace as the FPM server: it decodes every
+and fare.fpm_listener in its namespace as the FPM server: it decodes every
 netlink message zebra sends (RTM_NEWROUTE/DELROUTE, RTM_NEWNEXTHOP/
 DELNEXTHOP) and keeps the latest state per prefix and nexthop id. r1's
 FARE may use 16-bit weights (bgp fare wcmp max-weight and max-members
@@ -52,14 +52,11 @@ from math import gcd
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import (fare_prefix, kernel_weights, kernel_weights_wide, start_fabric,
+from fare.common import (fare_prefix, kernel_weights, kernel_weights_wide, program, start_fabric,
                          tgen_or_skip, vtysh_json, wait_for)
-from fare_graph import Fabric
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -74,12 +71,8 @@ FABRIC = Fabric({"r1": 65001, "r2": 65002, "r3": 65003},
                                    " bgp fare wcmp max-members 65535"]},
                 link_config="interface")
 
-LISTENER = os.path.join(CWD, "fpm_listener.py")
 FPM = {}
 
-
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
 
 
 def config_of(name):
@@ -101,14 +94,14 @@ def _start_listener(tgen):
     FPM["state"] = os.path.join(tgen.logdir, "r1", "fpm-state.json")
     FPM["log"] = os.path.join(tgen.logdir, "r1", "fpm-listener.log")
     FPM["err"] = os.path.join(tgen.logdir, "r1", "fpm-listener.err")
-    FPM["proc"] = tgen.gears["r1"].popen(["/usr/bin/python3", LISTENER, FPM["state"]],
+    FPM["proc"] = tgen.gears["r1"].popen(program("fpm_listener") + [FPM["state"]],
                                          stdout=open(FPM["log"], "w"),
                                          stderr=open(FPM["err"], "w"))
     assert wait_for(lambda: os.path.exists(FPM["state"]), True, count=40, wait=0.25)
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of, daemons_of=daemons_of, prepare=_start_listener)
+    start_fabric(mod, FABRIC, config_of, daemons_of=daemons_of, prepare=_start_listener)
 
 
 def teardown_module(_mod):

@@ -42,19 +42,15 @@ neither NNHN nor use-underlays-nexthop-weight: those two cases skip there,
 the others run on both releases.
 """
 
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import (
+from fare.common import (
     fare_prefix, frr_release, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
-from fare_graph import Fabric
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -86,12 +82,9 @@ def config(name):
     return text
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config)
+    start_fabric(mod, FABRIC, config)
 
 
 def zebra_scale(tgen):

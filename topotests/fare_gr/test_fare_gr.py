@@ -68,14 +68,11 @@ import time
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topogen import TopoRouter
-from fare_common import GBPS, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
-from fare_fabric import Clos3
+from fare.common import GBPS, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -123,16 +120,13 @@ def config_of(name):
     return conf
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def daemons_of(_name):
     return [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, MODULE)]
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of, daemons_of)
+    start_fabric(mod, FABRIC, config_of, daemons_of)
 
 
 def teardown_module(_mod):

@@ -30,17 +30,14 @@ links report 10000 Mb/s: 1:1.
    8:1 again.
 """
 
-import os
 import sys
 import time
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -49,11 +46,9 @@ PREFIX = "172.16.9.0/24"
 R3 = "10.0.13.3"  # r3's address: the dynamic neighbor's name on r1
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2", "r3"):
-        tgen.add_router(name)
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r3"], "r1-eth1", "r3-eth0")
+TOPOLOGY = (Topology().router("r1", "r2", "r3")
+            .link("r1", "r2", "r1-eth0", "r2-eth0")
+            .link("r1", "r3", "r1-eth1", "r3-eth0"))
 
 
 CONFIGS = {
@@ -116,7 +111,7 @@ def config(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config)
+    start_fabric(mod, TOPOLOGY, config)
 
 
 def teardown_module(_mod):

@@ -45,13 +45,12 @@ import sys
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import (BUILD, fare_prefix, kernel_weights, start_fabric, tgen_or_skip,
+from fare.common import (BUILD, fare_prefix, kernel_weights, start_fabric, tgen_or_skip,
                          update_group_classes, vtysh_json, wait_for)
-from fare_graph import Fabric
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -105,12 +104,9 @@ def daemons(name):
     return [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, bgp)]
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config, daemons_of=daemons,
+    start_fabric(mod, FABRIC, config, daemons_of=daemons,
                  prepare=lambda tgen: build_hookpeer(tgen.logdir))
 
 

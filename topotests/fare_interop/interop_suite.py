@@ -17,15 +17,13 @@ import json
 import os
 import re
 import shutil
-import sys
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import (
+from fare.common import (
     DAEMONS_FARE,
     DAEMONS_PLAIN,
     GBPS,
@@ -35,6 +33,7 @@ from fare_common import (
     wait_for,
     wait_json,
 )
+from fare.fabric import Topology
 
 
 def suite(as4):
@@ -87,19 +86,13 @@ def suite(as4):
         return "172.16.{}.0/24".format(leaf)
 
 
-    def build_topo(tgen):
-        for i in LEAF_SPINES:
-            tgen.add_router("leaf{}".format(i))
-        for j in SPINE_AS:
-            tgen.add_router("spine{}".format(j))
-        for i, spines in LEAF_SPINES.items():
-            for j in spines:
-                tgen.add_link(
-                    tgen.gears["leaf{}".format(i)],
-                    tgen.gears["spine{}".format(j)],
-                    "to-s{}".format(j),
-                    "to-l{}".format(i),
-                )
+    TOPOLOGY = Topology()
+    TOPOLOGY.router(*("leaf{}".format(i) for i in LEAF_SPINES))
+    TOPOLOGY.router(*("spine{}".format(j) for j in SPINE_AS))
+    for i, spines in LEAF_SPINES.items():
+        for j in spines:
+            TOPOLOGY.link("leaf{}".format(i), "spine{}".format(j), "to-s{}".format(j),
+                          "to-l{}".format(i))
 
 
     def _rundir(tgen, name):
@@ -156,7 +149,7 @@ def suite(as4):
     def setup_module(mod):
         for tool in ("bird", "birdc", "gobgpd", "gobgp"):
             assert shutil.which(tool), "{} not found: install bird2 and gobgpd (scripts/install-deps.sh)".format(tool)
-        tgen = Topogen(build_topo, mod.__name__)
+        tgen = Topogen(TOPOLOGY.build_topo, mod.__name__)
         tgen.start_topology()
         # the non-FRR spines first, so that the leaves' first connects succeed
         _start_bird(tgen)

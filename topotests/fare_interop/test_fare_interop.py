@@ -65,12 +65,8 @@ The tests are in interop_suite.py, which test_fare_interop_as4.py runs
 again with 4-octet AS numbers.
 """
 
-import os
-import sys
-
 import pytest
 
-sys.path.append(os.path.dirname(os.path.realpath(__file__)))
 # the tests live in interop_suite: rewrite its asserts as a test module's
 pytest.register_assert_rewrite("interop_suite")
 

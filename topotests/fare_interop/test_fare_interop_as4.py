@@ -17,12 +17,8 @@ looked alike and the leaves weighted those paths by leaf2's origination
 value.
 """
 
-import os
-import sys
-
 import pytest
 
-sys.path.append(os.path.dirname(os.path.realpath(__file__)))
 # the tests live in interop_suite: rewrite its asserts as a test module's
 pytest.register_assert_rewrite("interop_suite")
 

@@ -95,11 +95,11 @@ import time
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
-from lib.topogen import Topogen, get_topogen
-from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from lib.topogen import get_topogen
+from fare.common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -129,14 +129,11 @@ STATE = {}
 holder_proc = None
 
 
-def build_topo(tgen):
-    for name in ASN:
-        tgen.add_router(name)
-    g = tgen.gears
-    tgen.add_link(g["r1"], g["r2"], WIRE, "r2-eth0")
-    tgen.add_link(g["r1"], g["r3"], "r1-eth1", "r3-eth0")
-    tgen.add_link(g["r2"], g["r4"], "r2-eth1", "r4-eth0")
-    tgen.add_link(g["r3"], g["r4"], "r3-eth1", "r4-eth1")
+TOPOLOGY = (Topology().router(*ASN)
+            .link("r1", "r2", WIRE, "r2-eth0")
+            .link("r1", "r3", "r1-eth1", "r3-eth0")
+            .link("r2", "r4", "r2-eth1", "r4-eth0")
+            .link("r3", "r4", "r3-eth1", "r4-eth1"))
 
 
 def config_of(name):
@@ -203,7 +200,7 @@ def _setup_lag(r1):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of, prepare=lambda tgen: _setup_lag(tgen.gears["r1"]))
+    start_fabric(mod, TOPOLOGY, config_of, prepare=lambda tgen: _setup_lag(tgen.gears["r1"]))
 
 
 def teardown_module(_mod):

@@ -34,13 +34,10 @@ import sys
 import time
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, report, start_fabric, tgen_or_skip, wait_for
-from fare_graph import Fabric
+from fare.common import PACED_SENDER, kernel_weights, report, start_fabric, tgen_or_skip, wait_for
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -72,12 +69,9 @@ FABRIC = Fabric(ROUTERS, LINKS, originate={"leaf1": [H1], "leaf2": [H2]},
                 fare_lines={n: [" bgp fare", " bgp fare hold-down 0"] for n in ROUTERS})
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-    for i, leaf in ((1, "leaf1"), (2, "leaf2")):
-        host = tgen.add_host("h{}".format(i), "172.16.{}.10/24".format(i),
-                             "via 172.16.{}.1".format(i))
-        tgen.add_link(tgen.gears[leaf], host, "to-h", "eth0")
+for _i, _leaf in ((1, "leaf1"), (2, "leaf2")):
+    FABRIC.host("h{}".format(_i), "172.16.{}.10/24".format(_i), "via 172.16.{}.1".format(_i))
+    FABRIC.link(_leaf, "h{}".format(_i), "to-h", "eth0")
 
 
 def config(name):
@@ -89,7 +83,7 @@ def config(name):
 
 
 def setup_module(mod):
-    tgen = start_fabric(mod, build_topo, config)
+    tgen = start_fabric(mod, FABRIC, config)
     # L4 hash, and a seed of its own per router: with one seed everywhere
     # spine1 would see only the hashes leaf2 sent its way and split them
     # by the same function (hash polarisation), whatever its weights.
@@ -116,7 +110,7 @@ def _measure(tgen):
     h2.run("ping -c 2 -i 0.2 -W 1 172.16.1.10")
     before = _rx_packets(h1)
     out = h2.run("/usr/bin/python3 {} 172.16.1.10 {} {}".format(
-        os.path.join(CWD, "..", "fare_paced_udp.py"), OFFERED, SECONDS)).split()
+        PACED_SENDER, OFFERED, SECONDS)).split()
     time.sleep(1)  # the queues drain
     received = _rx_packets(h1) - before
     if os.environ.get("FARE_DEBUG_MAXFLOW"):

@@ -34,12 +34,12 @@ import sys
 import pytest
 
 CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
 
 # pylint: disable=C0413
 from lib.topogen import Topogen, get_topogen
-from fare_common import DAEMONS_FARE, tgen_or_skip, wait_for, wait_json
-from fare_metrics_check import (
+from fare.common import DAEMONS_FARE, tgen_or_skip, wait_for, wait_json
+from fare.fabric import Topology
+from fare.metrics_check import (
     SOURCE,
     TOOL,
     VALUE_CLASSES,
@@ -161,16 +161,14 @@ PATHS = {
 }
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2", "r3"):
-        tgen.add_router(name)
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth1", "r2-eth1")
-    tgen.add_link(tgen.gears["r3"], tgen.gears["r2"], "r3-eth0", "r2-eth2")
+TOPOLOGY = (Topology().router("r1", "r2", "r3")
+            .link("r1", "r2", "r1-eth0", "r2-eth0")
+            .link("r1", "r2", "r1-eth1", "r2-eth1")
+            .link("r3", "r2", "r3-eth0", "r2-eth2"))
 
 
 def setup_module(mod):
-    tgen = Topogen(build_topo, mod.__name__)
+    tgen = Topogen(TOPOLOGY.build_topo, mod.__name__)
     tgen.start_topology()
     for name, router in tgen.routers().items():
         router.load_frr_config(os.path.join(CWD, name + ".conf"), DAEMONS_FARE)

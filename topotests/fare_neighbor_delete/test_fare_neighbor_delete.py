@@ -39,12 +39,10 @@ import re
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, frr_reload, reload_errors, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import GBPS, frr_reload, reload_errors, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -117,15 +115,13 @@ hostname r3
 """
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2", "r3"):
-        tgen.add_router(name)
-    for i in range(3):
-        tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth{}".format(i), "r2-eth{}".format(i))
+TOPOLOGY = Topology().router("r1", "r2", "r3")
+for _i in range(3):
+    TOPOLOGY.link("r1", "r2", "r1-eth{}".format(_i), "r2-eth{}".format(_i))
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, {"r1": R1_CONF, "r2": R2_CONF, "r3": R3_CONF}.get)
+    start_fabric(mod, TOPOLOGY, {"r1": R1_CONF, "r2": R2_CONF, "r3": R3_CONF}.get)
 
 
 def teardown_module(_mod):

@@ -51,16 +51,13 @@ fare` (draft mode).
   800) = 800G.
 """
 
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import fare_prefix, DAEMONS_FARE, GBPS, kernel_weights, reduced, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import fare_prefix, DAEMONS_FARE, GBPS, kernel_weights, reduced, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -133,14 +130,12 @@ TOP_LINES = {
 }
 
 
-def build_topo(tgen):
-    for name in ROUTERS:
-        tgen.add_router(name)
-    for a, b, _ in LINKS:
-        tgen.add_link(tgen.gears[a], tgen.gears[b], "to-" + b, "to-" + a)
-    sw = tgen.add_switch("sw1")
-    for name in LAN:
-        sw.add_link(tgen.gears[name], nodeif="lan")
+TOPOLOGY = Topology().router(*ROUTERS)
+for _a, _b, _ in LINKS:
+    TOPOLOGY.link(_a, _b, "to-" + _b, "to-" + _a)
+TOPOLOGY.switch("sw1")
+for _name in LAN:
+    TOPOLOGY.link("sw1", _name, None, "lan")
 
 
 def config(name):
@@ -183,7 +178,7 @@ def daemons_of(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config, daemons_of)
+    start_fabric(mod, TOPOLOGY, config, daemons_of)
 
 
 def teardown_module(_mod):

@@ -19,16 +19,13 @@ With one static route left, the next hop resolves onto one hop of its own:
 weights are exact again, r2:r3 = 400:800 = 1:2 in the kernel.
 """
 
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
+from fare.common import kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd, pytest.mark.staticd]
 
@@ -104,12 +101,10 @@ router bgp 65003
 }
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2", "r3"):
-        tgen.add_router(name)
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "to-r2-1", "to-r1-1")
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "to-r2-2", "to-r1-2")
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r3"], "to-r3", "to-r1")
+TOPOLOGY = (Topology().router("r1", "r2", "r3")
+            .link("r1", "r2", "to-r2-1", "to-r1-1")
+            .link("r1", "r2", "to-r2-2", "to-r1-2")
+            .link("r1", "r3", "to-r3", "to-r1"))
 
 
 def setup_module(mod):
@@ -117,7 +112,7 @@ def setup_module(mod):
 
     daemons = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_STATIC, None),
                (TopoRouter.RD_BGP, "-M fare")]
-    start_fabric(mod, build_topo, CONFIGS.__getitem__, lambda _name: daemons)
+    start_fabric(mod, TOPOLOGY, CONFIGS.__getitem__, lambda _name: daemons)
 
 
 def teardown_module(_mod):

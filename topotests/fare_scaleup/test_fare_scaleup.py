@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 test_fare_scaleup.py: FARE on a multi-plane scale-up GPU network (SPEC
-SUN-1, SUN-2), the topology and configuration of fare_scaleup.ScaleUp.
+SUN-1, SUN-2), the topology and configuration of fare.fabric.ScaleUp.
 
 GPU servers s1..s4 (AS 65001..65004, `bgp fare role host`) and plane
 switches p1..p4 (AS 65101..65104): every server has one port per plane, a
@@ -36,12 +36,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import (
+from fare.common import (
     GBPS,
     frr_release,
     frr_reload,
@@ -55,7 +52,7 @@ from fare_common import (
     vtysh_json,
     wait_for,
 )
-from fare_scaleup import PLANE_AS_BASE, SERVER_AS_BASE, ScaleUp, gpu_addr, gpu_prefix
+from fare.fabric import PLANE_AS_BASE, SERVER_AS_BASE, ScaleUp, gpu_addr, gpu_prefix
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -135,12 +132,9 @@ def sender_path(tgen):
     return os.path.join(tgen.logdir, "gpu_flows.py")
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    tgen = start_fabric(mod, build_topo, FABRIC.config)
+    tgen = start_fabric(mod, FABRIC, FABRIC.config)
     for router in tgen.routers().values():
         router.run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
     with open(sender_path(tgen), "w") as f:
@@ -181,7 +175,7 @@ P1_HALF = {i: (1 if i in P1 else 2) for i in IFS}
 
 def groups(router, prefixes):
     """{prefix: reduced kernel weights {device: weight}}: what
-    fare_common.kernel_weights() reads, for many prefixes in two commands
+    fare.common.kernel_weights() reads, for many prefixes in two commands
     (the wait loops poll 24 groups)."""
     routes = {r["dst"]: r for r in json.loads(router.run("ip -j -4 route show") or "[]")}
     nhs = {n["id"]: n for n in json.loads(router.run("ip -j nexthop show") or "[]")}

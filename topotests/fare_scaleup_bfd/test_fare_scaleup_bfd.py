@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 test_fare_scaleup_bfd.py: SPEC SUN-6, data-plane health checks per plane
-with FRR's own bfdd, in a small scale-up network (fare_scaleup.ScaleUp).
+with FRR's own bfdd, in a small scale-up network (fare.fabric.ScaleUp).
 
       s1 (AS 65001, GPU 10.0.1.1)        s2 (AS 65002, GPU 10.0.2.1)
        |  \\  \\                            /  /  |
@@ -39,18 +39,14 @@ import datetime
 import json
 import os
 import re
-import sys
 import time
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import DAEMONS_FARE, kernel_weights, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
-from fare_scaleup import ScaleUp, gpu_prefix, plane_if, server_if
+from fare.common import DAEMONS_FARE, kernel_weights, report, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import ScaleUp, gpu_prefix, plane_if, server_if
 
 pytestmark = [pytest.mark.bgpd, pytest.mark.bfdd]
 
@@ -130,7 +126,7 @@ def daemons_of(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, SCALEUP.build_topo, config_of, daemons_of=daemons_of)
+    start_fabric(mod, SCALEUP, config_of, daemons_of=daemons_of)
 
 
 def teardown_module(_mod):

@@ -54,17 +54,14 @@ up (N = 3).
 """
 
 import math
-import os
 import struct
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import DAEMONS_FARE, GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import DAEMONS_FARE, GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -95,11 +92,9 @@ def _ifname(peer):
 LEAF3_SESSION = _addr("spine", "leaf3")  # leaf3's neighbor address for the spine
 
 
-def build_topo(tgen):
-    for name in ROUTERS:
-        tgen.add_router(name)
-    for a, b in LINKS:
-        tgen.add_link(tgen.gears[a], tgen.gears[b], _ifname(b), _ifname(a))
+TOPOLOGY = Topology().router(*ROUTERS)
+for _a, _b in LINKS:
+    TOPOLOGY.link(_a, _b, _ifname(_b), _ifname(_a))
 
 
 def config(name):
@@ -153,7 +148,7 @@ def daemons(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config, daemons)
+    start_fabric(mod, TOPOLOGY, config, daemons)
 
 
 def teardown_module(_mod):

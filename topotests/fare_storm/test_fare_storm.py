@@ -5,7 +5,7 @@ test_fare_storm.py: a flap storm on a 3-stage fabric, then the fabric must
 be exactly where a fabric started fresh in the final state would be, quiet,
 and without state or memory left over from the storm.
 
-The fabric: Clos3 (fare_fabric.py), leaves leaf1..4 (AS 65101..65104),
+The fabric: Clos3 (fare.fabric), leaves leaf1..4 (AS 65101..65104),
 spines spine1..4 (AS 65000), one unnumbered eBGP session per leaf-spine
 link (IPv4 and IPv6 unicast over IPv6 link-local), leaf i originates
 172.16.i.0/24 and 2001:db8:i::/64 with `bgp fare originate`. Unlike the
@@ -67,7 +67,7 @@ message counters of every router unchanged over 3 s.
 What is asserted:
 
 1. Equal to fresh. The snapshot of every router: its kernel weights for
-   every leaf prefix, IPv4 and IPv6 (fare_common.kernel_weights), and its
+   every leaf prefix, IPv4 and IPv6 (fare.common.kernel_weights), and its
    `show bgp ipv4|ipv6 fare json` per prefix (reason, wcmp, the
    `advertised` object with transitiveBytesPerSec, and every path's link
    bandwidth, its source, held / holdDown flags, the received transitive
@@ -106,7 +106,7 @@ What is asserted:
    FARE_STORM_RSS_PCT is set (for example 1). Trimmed, zebra's held 1%
    in three 1000-event runs (at most +0.98%), bgpd's did not (-4.4% to
    +5.2%, in its main heap), and bgpd moves as much without the module
-   from session resets alone (scripts/bench-rss.sh). Raw, it does not
+   from session resets alone (scripts/bench.sh rss). Raw, it does not
    hold 1% either:
    measured on this machine, bgpd's RSS after a 200-event storm was
    -2.7% to +10.2% of before (eight runs, 64 router values) and -2.2% to
@@ -116,7 +116,7 @@ What is asserted:
    arena keeps more free blocks after the storm. The RSS follows glibc's
    heap high-water mark, not live allocations.
 
-Everything is printed through fare_common.report: the seed, the event
+Everything is printed through fare.common.report: the seed, the event
 counts by type, the planned and actual storm durations, the real number of
 hold-downs started (the routers' counters.heldDown), the comparisons, the
 UPDATE counts, the memory counters and RSS per router.
@@ -134,12 +134,9 @@ import time
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import (
+from fare.common import (
     DAEMONS_FARE,
     kernel_weights,
     malloc_trim,
@@ -150,7 +147,7 @@ from fare_common import (
     start_fabric,
     vtysh_json,
 )
-from fare_fabric import LEAF_AS_BASE, SPINE_AS, Clos3, leaf_if, leaf_prefix, spine_if
+from fare.fabric import LEAF_AS_BASE, SPINE_AS, Clos3, leaf_if, leaf_prefix, spine_if
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -245,7 +242,7 @@ def setup_module(mod):
     report("fare_storm: seed {} (FARE_STORM_SEED={} reproduces the events), {} events, "
            "warm-up {}, mean gap {} s, hold-down {} s, quiet {} s".format(
                SEED, SEED, EVENTS, WARMUP, GAP, HOLD_DOWN, QUIET))
-    start_fabric(mod, FABRIC.build_topo, FABRIC.config)
+    start_fabric(mod, FABRIC, FABRIC.config)
 
 
 def fabric_or_skip():
@@ -279,7 +276,7 @@ def configure(router, *lines):
 
 
 def kernel_all(router):
-    """Kernel weights of every leaf prefix, as fare_common.kernel_weights()
+    """Kernel weights of every leaf prefix, as fare.common.kernel_weights()
     gives them, read with three commands instead of a few per prefix."""
     out = router.run("ip -j -4 route show; echo; echo @@; ip -j -6 route show; echo; echo @@; "
                      "ip -j nexthop show")
@@ -323,7 +320,7 @@ def fare_views(router):
 
 def snapshot(tgen, exact_kernel=False):
     """{router: {"kernel": {prefix: weights}, "fare": {prefix: view}}};
-    with exact_kernel, the weights are read with fare_common.kernel_weights
+    with exact_kernel, the weights are read with fare.common.kernel_weights
     one prefix at a time (and must equal kernel_all's)."""
     snap = {}
     for name, router in sorted(tgen.routers().items()):

@@ -21,54 +21,26 @@ sums 50 + 100 and averages over its 2 links to leaf2: 75 each; spine2:
 200 / 2 = 100 (WP-2); leaf2 installs 75:75:100:100 = 3:3:4:4 (WP-3/4).
 """
 
-import os
 import sys
 import time
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
-from fare_graph import Fabric
+from fare.common import GBPS, kernel_weights, tgen_or_skip, vtysh_json, wait_for
+from fare.scenarios import (WP_FABRIC, WP_HOLD_DOWN, WP_LEAF2_UPLINKS, WP_PREFIX, WP_ROUTERS,
+                            start_whitepaper_fabric)
 
 pytestmark = [pytest.mark.bgpd]
 
-HOLD_DOWN = 5
-ROUTERS = {"leaf1": 65101, "spine1": 65000, "spine2": 65000, "leaf2": 65102}
-LINKS = [
-    ("leaf1", "spine1", 50),   # L1
-    ("leaf1", "spine1", 100),  # L3
-    ("leaf1", "spine2", 100),  # L2
-    ("leaf1", "spine2", 100),  # L4
-    ("spine1", "leaf2", 100),  # L5
-    ("spine1", "leaf2", 100),  # L6
-    ("spine2", "leaf2", 100),  # L7
-    ("spine2", "leaf2", 100),  # L8
-]
-PREFIX = {"ipv4": "172.16.1.0/24", "ipv6": "2001:db8:1::/64"}
-LEAF2_UPLINKS = ["to-spine1-1", "to-spine1-2", "to-spine2-1", "to-spine2-2"]
+# the fabric is fare.scenarios', which the demo (scripts/demo.sh whitepaper) runs too
+HOLD_DOWN = WP_HOLD_DOWN
+ROUTERS = WP_ROUTERS
+PREFIX = WP_PREFIX
+LEAF2_UPLINKS = WP_LEAF2_UPLINKS
+FABRIC = WP_FABRIC
 
-FABRIC = Fabric(
-    ROUTERS,
-    LINKS,
-    originate={"leaf1": list(PREFIX.values())},
-    fare_lines={
-        name: [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down {}".format(HOLD_DOWN)]
-        for name in ROUTERS
-    },
-    link_config="interface",
-)
-
-
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
-
-def setup_module(mod):
-    start_fabric(mod, build_topo, FABRIC.config)
+setup_module = start_whitepaper_fabric
 
 
 def teardown_module(_mod):

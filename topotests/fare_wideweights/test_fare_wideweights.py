@@ -37,14 +37,11 @@ import re
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare_common import (kernel_weights, kernel_weights_wide, start_fabric, tgen_or_skip,
+from fare.common import (kernel_weights, kernel_weights_wide, start_fabric, tgen_or_skip,
                          vtysh_json, wait_for)
-from fare_graph import Fabric
+from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -62,9 +59,6 @@ def _kernel_16bit():
 FPM_LISTENER = os.path.join(os.environ.get("BUILD", ""), "install/lib/frr/fpm_listener")
 fpm_proc = None
 
-
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
 
 
 def config_of(name):
@@ -86,7 +80,7 @@ def _start_fpm_listener(tgen):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of, daemons_of=daemons_of, prepare=_start_fpm_listener)
+    start_fabric(mod, FABRIC, config_of, daemons_of=daemons_of, prepare=_start_fpm_listener)
 
 
 def teardown_module(_mod):

@@ -16,17 +16,13 @@ split about 33% / 67% between the two halves (within 3 points), where
 plain ECMP splits them 50 / 50.
 """
 
-import os
 import sys
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare_common import kernel_weights, measure_split, report, start_fabric, tgen_or_skip, wait_for
-from fare_fabric import Clos3
+from fare.common import kernel_weights, measure_split, report, start_fabric, tgen_or_skip, wait_for
+from fare.fabric import Clos3
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -44,12 +40,9 @@ WEIGHTS = {i: (1 if n < 4 else 2) for n, i in enumerate(UPLINKS)}
 RESULTS = {}
 
 
-def build_topo(tgen):
-    FABRIC.build_topo(tgen)
-
 
 def setup_module(mod):
-    tgen = start_fabric(mod, build_topo, FABRIC.config)
+    tgen = start_fabric(mod, FABRIC, FABRIC.config)
     tgen.gears["leaf2"].run("sysctl -w net.ipv4.fib_multipath_hash_policy=1")
 
 

@@ -7,7 +7,7 @@ multipath hash (fib_multipath_hash_policy=1, L4) spreads the flows over
 the members of a nexthop group, and every flow carries the same rate. A
 raw socket, so that thousands of flows need no socket each.
 
-usage: fare_paced_udp.py DST MBIT SECONDS [FLOWS] [SIZE]
+usage: paced_udp.py DST MBIT SECONDS [FLOWS] [SIZE]
 Prints the number of packets sent and the rate achieved (Mb/s, IP bytes).
 """
 import socket

@@ -6,7 +6,7 @@ what the Linux multipath hash (fib_multipath_hash_policy=1, L4) spreads
 over the members of a nexthop group. A raw socket: thousands of flows in a
 fraction of a second, no dependency beyond Python.
 
-usage: fare_udp_flows.py DST FLOWS [SPORT_BASE] [DPORT] [PACKETS_PER_FLOW]
+usage: udp_flows.py DST FLOWS [SPORT_BASE] [DPORT] [PACKETS_PER_FLOW]
 """
 import socket
 import struct

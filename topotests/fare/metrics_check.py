@@ -16,10 +16,10 @@ import time
 
 import pytest
 
-from fare_common import BINDIR, vtysh_json
+from fare.common import BINDIR, vtysh_json
 
 TOOL = os.path.join(BINDIR, "fare-metrics")
-SOURCE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools", "fare-metrics")
+SOURCE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools", "fare-metrics")
 
 # The counters of `show bgp fare json` and the series each becomes.
 COUNTER_SERIES = {

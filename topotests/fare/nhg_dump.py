@@ -6,14 +6,14 @@ Dump the kernel's nexthop groups with their full 16-bit member weights
 iproute2 releases older than 6.12 do not print: one JSON object
 {group id: [[member id, weight], ...]} from RTM_GETNEXTHOP over netlink.
 
-usage: fare_nhg_dump.py
+usage: python3 -m fare.nhg_dump   (with this package's parent directory on PYTHONPATH)
 """
 import json
 import os
 import socket
 import struct
 
-from fare_netlink import (NLMSG_DONE, NLMSG_ERROR, NLMSG_HDR, RTM_GETNEXTHOP, RTM_NEWNEXTHOP,
+from fare.netlink import (NLMSG_DONE, NLMSG_ERROR, NLMSG_HDR, RTM_GETNEXTHOP, RTM_NEWNEXTHOP,
                           decode_nexthop, messages)
 
 NETLINK_ROUTE = 0

@@ -9,9 +9,9 @@ and one line per message on its standard output (errors on standard error):
 
     {"connections": N,            # zebra (re)connections so far
      "messages": {"RTM_NEWROUTE": n, ...},   # on this connection
-     "routes": {prefix: route},   # fare_netlink.decode_route(); main table
+     "routes": {prefix: route},   # fare.netlink.decode_route(); main table
                                   # (others as "table N PREFIX")
-     "nexthops": {id: nexthop},   # fare_netlink.decode_nexthop()
+     "nexthops": {id: nexthop},   # fare.netlink.decode_nexthop()
      "last": [message, ...]}      # the last LAST_KEPT decoded messages
 
 A new connection starts from an empty state: zebra sends every nexthop
@@ -22,7 +22,7 @@ FPM framing (FRR's fpm/fpm.h): 1-byte version (1), 1-byte type (1:
 netlink), 2-byte big-endian length including this 4-byte header, then
 one or more netlink messages.
 
-usage: fpm_listener.py STATE_FILE [ADDRESS [PORT]]   (127.0.0.1 2620)
+usage: python3 -m fare.fpm_listener STATE_FILE [ADDRESS [PORT]]   (127.0.0.1 2620)
 """
 
 import json
@@ -31,10 +31,7 @@ import socket
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-
-# pylint: disable=C0413
-from fare_netlink import (MSG_NAMES, RTM_DELNEXTHOP, RTM_DELROUTE, RTM_NEWNEXTHOP,  # noqa: E402
+from fare.netlink import (MSG_NAMES, RTM_DELNEXTHOP, RTM_DELROUTE, RTM_NEWNEXTHOP,
                           RTM_NEWROUTE, decode_nexthop, decode_route, messages)
 
 FPM_HDR = struct.Struct("!BBH")

@@ -4,7 +4,8 @@ Helpers shared by the FARE topotests: daemon start with the module, JSON
 polling, and reading nexthop-group weights back from the kernel.
 
 The tests run under FRR's own topotest library (lib.topogen), from FRR's
-tests/topotests/ directory where scripts/setup-test-env.sh links them.
+tests/topotests/ directory where scripts/setup-test-env.sh links them and
+this package (pytest puts that directory, FRR's conftest.py's, on sys.path).
 """
 
 import json
@@ -24,12 +25,13 @@ DAEMONS_FARE = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
 DAEMONS_PLAIN = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, None)]
 
 
-def start_fabric(mod, build_topo, config_of, daemons_of=lambda name: DAEMONS_FARE, prepare=None):
-    """Start the topology of test module `mod` and every router in it with
-    the frr.conf text config_of(name) (kept in the run's log directory);
+def start_fabric(mod, topology, config_of, daemons_of=lambda name: DAEMONS_FARE, prepare=None):
+    """Start the topology of test module `mod` (a fare.fabric.Topology) and
+    every router in it with the frr.conf text config_of(name) (kept in the
+    run's log directory);
     prepare(tgen), if given, runs once the namespaces exist, before the
     daemons start (interfaces a test builds itself)."""
-    tgen = Topogen(build_topo, mod.__name__)
+    tgen = Topogen(topology.build_topo, mod.__name__)
     tgen.start_topology()
     if prepare:
         prepare(tgen)
@@ -140,7 +142,18 @@ def _kernel_weights_once(router, prefix, ipv6, key):
     return weights
 
 
-NHG_DUMP = os.path.join(os.path.dirname(os.path.realpath(__file__)), "fare_nhg_dump.py")
+HERE = os.path.dirname(os.path.realpath(__file__))
+# the directory that holds this package (the repository's topotests/)
+TOPOTESTS = os.path.dirname(HERE)
+
+
+def program(module):
+    """The argv that runs the package's module `module` (e.g. "nhg_dump")
+    as a program in a router's namespace."""
+    return ["env", "PYTHONPATH=" + TOPOTESTS, "/usr/bin/python3", "-m", "fare." + module]
+
+
+NHG_DUMP = " ".join(program("nhg_dump"))
 
 
 def kernel_weights_wide(router, prefix, key="dev", ipv6=False):
@@ -151,7 +164,7 @@ def kernel_weights_wide(router, prefix, key="dev", ipv6=False):
     routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
     if not routes or "nhid" not in routes[0]:
         return kernel_weights(router, prefix, ipv6, key=key)
-    groups = json.loads(router.run("/usr/bin/python3 {}".format(NHG_DUMP)))
+    groups = json.loads(router.run(NHG_DUMP))
     weights = {}
     for member, weight in groups.get(str(routes[0]["nhid"]), []):
         nh = json.loads(router.run("ip -j nexthop show id {}".format(member)))[0]
@@ -180,7 +193,8 @@ def report(text):
             f.write(text + "\n")
 
 
-SENDER = os.path.join(os.path.dirname(os.path.realpath(__file__)), "fare_udp_flows.py")
+SENDER = os.path.join(HERE, "udp_flows.py")
+PACED_SENDER = os.path.join(HERE, "paced_udp.py")
 
 
 def tx_packets(router, ifnames):
@@ -208,8 +222,7 @@ def measure_split(leaf, host, uplinks, dst, flows):
 
 # The build tree (scripts/run-tests.sh exports BUILD; else the repository's
 # build/ next to this directory) and FRR's frr-reload.py in it.
-BUILD = os.environ.get("BUILD") or os.path.join(
-    os.path.dirname(os.path.realpath(__file__)), "..", "build")
+BUILD = os.environ.get("BUILD") or os.path.join(TOPOTESTS, "..", "build")
 FRR_RELOAD = os.path.join(BUILD, "frr/tools/frr-reload.py")
 BINDIR = os.path.join(BUILD, "install/bin")
 

@@ -2,8 +2,8 @@
 """
 Decoding of the rtnetlink messages the FARE topotests read: routes
 (RTM_NEWROUTE/RTM_DELROUTE) and nexthop objects (RTM_NEWNEXTHOP/
-RTM_DELNEXTHOP), from the kernel (fare_nhg_dump.py) or from zebra over FPM
-(fare_fpm/fpm_listener.py). Python standard library only.
+RTM_DELNEXTHOP), from the kernel (fare.nhg_dump) or from zebra over FPM
+(fare.fpm_listener). Python standard library only.
 
 Layouts, from Linux's include/uapi/linux/{netlink,rtnetlink,nexthop}.h
 (FRR 10.7.1 carries a copy in include/linux/):
