@@ -68,23 +68,20 @@ import time
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topolog import logger
-from fare_common import (
+from fare.common import (
     assert_no_fare_memory_at_exit, fare_memory, frr_reload, kernel_weights, settled_memory,
     start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
 PREFIX = "172.16.2.0/24"
 # types that belong to an instance: none may stay after `no router bgp`
-PER_INSTANCE = ["FARE instance", "FARE neighbor configuration", "FARE link hold-down",
-                "FARE neighbor state", "FARE Enhanced ECMP"]
+PER_INSTANCE = ["FARE instance", "FARE neighbor", "FARE Enhanced ECMP"]
 
 R1_BGP = """router bgp 65001
  bgp router-id 10.255.0.1
@@ -136,10 +133,7 @@ DEFAULT_FARE = {
 FARE_LINE = re.compile(r"^\s*(bgp fare\b|neighbor \S+ fare\b)")
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2"):
-        tgen.add_router(name)
-    tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth0", "r2-eth0")
+TOPOLOGY = Topology().router("r1", "r2").link("r1", "r2", "r1-eth0", "r2-eth0")
 
 
 def config_of(name):
@@ -156,7 +150,7 @@ def config_of(name):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of)
+    start_fabric(mod, TOPOLOGY, config_of)
 
 
 def teardown_module(_mod):
@@ -345,8 +339,8 @@ def test_unconfigure_frees_everything():
     r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf blue\n")
     assert wait_for(lambda: fare_memory(r1).get("FARE instance"), 1, count=20) == 1, fare_memory(r1)
     assert show_fare(r1, "blue", "fare") == {}, show_fare(r1, "blue", "fare")
-    # one neighbor setting (10.0.22.2) went with the instance
-    assert fare_memory(r1)["FARE neighbor configuration"] < before["FARE neighbor configuration"]
+    # one neighbor's record (10.0.22.2) went with the instance
+    assert fare_memory(r1)["FARE neighbor"] < before["FARE neighbor"]
     assert "vrf blue inactive" in r1.vtysh_cmd("show vrf")
 
     after_instance = settled_memory(r1)

@@ -46,22 +46,19 @@ default VRF over r1-eth0 alone.
    nothing of the module's group.
 """
 
-import os
 import re
 import sys
 
 import pytest
 
-CWD = os.path.dirname(os.path.realpath(__file__))
-sys.path.append(os.path.join(CWD, ".."))
-
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from lib.topolog import logger
-from fare_common import (
+from fare.common import (
     GBPS, assert_no_fare_memory_at_exit, fare_memory, kernel_weights, settled_memory,
     start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
+from fare.fabric import Topology
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -69,8 +66,7 @@ VRF = "fare-blue"
 PREFIX = "172.16.2.0/24"
 VRF_IFS = ("r1-eth1", "r1-eth2")
 # the module's memory types that belong to an instance
-PER_INSTANCE = ["FARE instance", "FARE neighbor configuration", "FARE link hold-down",
-                "FARE neighbor state"]
+PER_INSTANCE = ["FARE instance", "FARE neighbor"]
 
 R1_VRF_BGP = """router bgp 65001 vrf {vrf}
  bgp router-id 10.255.1.1
@@ -87,12 +83,9 @@ exit
 """.format(vrf=VRF)
 
 
-def build_topo(tgen):
-    for name in ("r1", "r2"):
-        tgen.add_router(name)
-    for i in range(3):
-        tgen.add_link(tgen.gears["r1"], tgen.gears["r2"], "r1-eth{}".format(i),
-                      "r2-eth{}".format(i))
+TOPOLOGY = Topology().router("r1", "r2")
+for _i in range(3):
+    TOPOLOGY.link("r1", "r2", "r1-eth{}".format(_i), "r2-eth{}".format(_i))
 
 
 def config_of(name):
@@ -143,7 +136,7 @@ def prepare(tgen):
 
 
 def setup_module(mod):
-    start_fabric(mod, build_topo, config_of, prepare=prepare)
+    start_fabric(mod, TOPOLOGY, config_of, prepare=prepare)
 
 
 def teardown_module(_mod):
@@ -158,7 +151,7 @@ def teardown_module(_mod):
 
 class InNamespace:
     """A router's commands run in one of its named network namespaces (the
-    VRF's kernel tables), for fare_common.kernel_weights()."""
+    VRF's kernel tables), for fare.common.kernel_weights()."""
 
     def __init__(self, router, netns):
         self.router, self.netns = router, netns
@@ -253,10 +246,9 @@ def test_vrf_instance_deleted_and_back():
     assert got == 1, fare_memory(r1)
     assert vtysh_json(r1, "show bgp vrf {} fare json".format(VRF)) == {}
     mem = settled_memory(r1)
-    # the VRF instance's two neighbor settings (a record and its name each)
-    # and its two neighbors' state went with it
-    assert mem["FARE neighbor configuration"] == before["FARE neighbor configuration"] - 4, mem
-    assert mem.get("FARE neighbor state", 0) < before.get("FARE neighbor state", 0), mem
+    # the VRF instance's two neighbors' records (a record and its name
+    # each: settings, hold-down and state) went with it
+    assert mem["FARE neighbor"] == before["FARE neighbor"] - 4, mem
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
 
     r1.vtysh_cmd("configure terminal\n" + R1_VRF_BGP)
@@ -296,10 +288,9 @@ def test_vrf_goes_away_and_comes_back():
     exp = {"r1-eth1": 3, "r1-eth2": 1}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
     assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (1, 100)}
-    # the same counts, and now a hold-down record (and its name) for each of
-    # the two neighbors whose session went down with the VRF (WP-7)
+    # the same counts: the hold-down of the two neighbors whose session
+    # went down with the VRF (WP-7) is in their records
     exp = dict(before)
-    exp["FARE link hold-down"] = before.get("FARE link hold-down", 0) + 4
     got = wait_for(lambda: settled_memory(r1), exp, count=10)
     assert got == exp, (got, exp)
 
