@@ -587,8 +587,7 @@ static void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best
 
 static int fare_ecmp_key_qcmp(const void *a, const void *b)
 {
-	return fare_ecmp_key_cmp(*(const struct fare_ecmp_key *)a,
-				 *(const struct fare_ecmp_key *)b);
+	return fare_ecmp_key_cmp(*(const struct fare_ecmp_key *)a, *(const struct fare_ecmp_key *)b);
 }
 
 /* EE-4: a remote group no route carries any more leaves the map (which

@@ -39,8 +39,7 @@ extern void fare_ecmp_subgroup_size_set(struct fare_instance *fi, uint32_t size)
 extern void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *plist,
 				 bool set);
 extern void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t subgroup);
-extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key,
-			      uint32_t subgroup);
+extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup);
 extern bool fare_ecmp_ingress_enabled(const struct fare_instance *fi);
 extern void fare_ecmp_subgroups_changed(struct fare_instance *fi);
 extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *name);

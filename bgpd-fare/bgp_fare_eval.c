@@ -68,8 +68,7 @@ struct fare_ga_set {
 /* Read the Path Bandwidth of one type (transitive or not) from attr. */
 static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transitive,
 			   enum fare_pb_state *state, double *bw, struct fare_ga_set *gas,
-			   struct peer *peer, const struct bgp_dest *dest,
-			   struct fare_counters *cnt)
+			   struct peer *peer, const struct bgp_dest *dest, struct fare_counters *cnt)
 {
 	struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
 	struct fare_pathbw pb;

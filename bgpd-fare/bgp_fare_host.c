@@ -325,8 +325,7 @@ static void fare_host_dest_show(struct vty *vty, struct fare_instance *fi, struc
 				pl->weight, share, pl->weight ? bwbuf : "-");
 			for (k = 0; k < fp.n; k++)
 				if (fare_plane_of(fi, fp.paths[k]->peer, false) == pl)
-					vty_out(vty, " %s:%u",
-						fare_peer_cfg_name(fp.paths[k]->peer),
+					vty_out(vty, " %s:%u", fare_peer_cfg_name(fp.paths[k]->peer),
 						fp.out.wcmp ? fp.weights[k] : 1);
 			vty_out(vty, "%s\n", reason);
 		}

@@ -17,8 +17,8 @@ struct update_subgroup;
 extern const struct fare_feature fare_host_feature;
 
 extern int fare_host_announce_withhold(struct bgp_dest *dest, struct bgp_path_info *pi,
-				       struct update_subgroup *subgrp, struct peer *peer,
-				       afi_t afi, safi_t safi);
+				       struct update_subgroup *subgrp, struct peer *peer, afi_t afi,
+				       safi_t safi);
 extern void fare_host_show(struct vty *vty, struct bgp *bgp, struct fare_instance *fi,
 			   json_object *json);
 

@@ -71,8 +71,7 @@ static int fare_rtnl_socket(uint32_t groups)
 /* The prefixes of the ingress tables and of the main table's view       */
 /* ------------------------------------------------------------------ */
 
-struct fare_ingress_prefix *fare_ingress_prefix_get(struct fare_instance *fi,
-						    const struct prefix *p)
+struct fare_ingress_prefix *fare_ingress_prefix_get(struct fare_instance *fi, const struct prefix *p)
 {
 	struct fare_ingress_prefix key = {}, *e;
 
@@ -215,8 +214,7 @@ static void fare_rtnl_route_msg(struct fare_instance *fi, const struct nlmsghdr 
 	r.tos = rtm->rtm_tos;
 	r.protocol = rtm->rtm_protocol;
 	fare_rtnl_main_update(fi, &p, h->nlmsg_type == RTM_NEWROUTE,
-			      (h->nlmsg_flags & NLM_F_REPLACE) && h->nlmsg_type == RTM_NEWROUTE,
-			      &r);
+			      (h->nlmsg_flags & NLM_F_REPLACE) && h->nlmsg_type == RTM_NEWROUTE, &r);
 }
 
 /* The whole main table (and every table, for throws left by an earlier
@@ -455,8 +453,7 @@ bool fare_rtnl_open(struct fare_instance *fi)
 		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, offsetof(struct nlmsghdr, nlmsg_type)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htons(RTM_NEWLINK), 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htons(RTM_DELLINK), 3, 0),
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS,
-			 NLMSG_HDRLEN + offsetof(struct rtmsg, rtm_table)),
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, NLMSG_HDRLEN + offsetof(struct rtmsg, rtm_table)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RT_TABLE_MAIN, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, 0),
 		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
@@ -472,8 +469,7 @@ bool fare_rtnl_open(struct fare_instance *fi)
 		zlog_warn("bgpd_fare: EE-1: no filter on the route events (%s): all tables read",
 			  safe_strerror(errno));
 	fi->ingress->rtnl_cmd = fare_rtnl_socket(0);
-	if (fi->ingress->rtnl_events < 0 || fi->ingress->rtnl_cmd < 0 ||
-	    !fare_rtnl_dump(fi, true)) {
+	if (fi->ingress->rtnl_events < 0 || fi->ingress->rtnl_cmd < 0 || !fare_rtnl_dump(fi, true)) {
 		flog_err(EC_LIB_SOCKET,
 			 "bgpd_fare: EE-1: no view of the main table (%s): ingress tables stay empty",
 			 safe_strerror(errno));

@@ -45,12 +45,12 @@ void fare_feature_register(const struct fare_feature *feature)
 	fare_features[fare_n_features++] = feature;
 }
 
-#define FARE_FEATURES_CALL(op, ...)                                                               \
-	do {                                                                                      \
-		size_t i_;                                                                        \
-		for (i_ = 0; i_ < fare_n_features; i_++)                                          \
-			if (fare_features[i_]->op)                                                \
-				fare_features[i_]->op(__VA_ARGS__);                               \
+#define FARE_FEATURES_CALL(op, ...)                                                                \
+	do {                                                                                       \
+		size_t i_;                                                                         \
+		for (i_ = 0; i_ < fare_n_features; i_++)                                           \
+			if (fare_features[i_]->op)                                                 \
+				fare_features[i_]->op(__VA_ARGS__);                                \
 	} while (0)
 
 const bool *fare_features_prefix_restrict(struct fare_instance *fi, struct bgp_path_info *best,
@@ -277,8 +277,7 @@ void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg)
 		struct bgp_table *table = bgp->rib[a][SAFI_UNICAST];
 		struct bgp_path_info *best;
 
-		for (dest = table ? bgp_table_top(table) : NULL; dest;
-		     dest = bgp_route_next(dest)) {
+		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest)) {
 			best = fare_dest_selected(dest);
 			if (best)
 				fn(dest, best, arg);

@@ -152,8 +152,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_string_add(json, "vrf", bgp->name_pretty);
 		json_object_int_add(json, "localAs", bgp->as);
 		json_object_boolean_add(jcfg, "enabled", fi && fi->enabled);
-		json_object_string_add(jcfg, "mode",
-				       fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT));
+		json_object_string_add(jcfg, "mode", fare_mode_str(fi ? fi->mode : FARE_MODE_DRAFT));
 		json_object_string_add(jcfg, "parallelLinks",
 				       fi && fi->per_session ? "per-session" : "per-neighbor");
 		json_object_int_add(jcfg, "holdDownSeconds",
@@ -303,8 +302,7 @@ static afi_t afi_of(struct bgp_dest *dest)
 
 /* EE-4: the prefix's remote group, local sub-group and members */
 static void fare_show_ecmp_group(struct vty *vty, struct fare_instance *fi,
-				 struct bgp_path_info *best, struct fare_prefix *fp,
-				 json_object *jp)
+				 struct bgp_path_info *best, struct fare_prefix *fp, json_object *jp)
 {
 	const struct fare_ecmp_selection *sel = &fp->ee;
 	char gbuf[64];
@@ -599,8 +597,7 @@ static struct fare_instance *fare_vty_show_instance(struct vty *vty, struct bgp 
  * creates the record).
  */
 int fare_vty_show_feature(struct vty *vty, const char *vrf_name, bool uj,
-			  void (*show)(struct vty *vty, struct fare_instance *fi,
-				       json_object *json))
+			  void (*show)(struct vty *vty, struct fare_instance *fi, json_object *json))
 {
 	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, uj);
 	struct fare_instance *fi;
