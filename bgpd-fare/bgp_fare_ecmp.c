@@ -27,6 +27,8 @@
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_compat.h"
+#include "bgpd/fare/bgp_fare_ecmp.h"
+#include "bgpd/fare/bgp_fare_eval.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_ECMP, "FARE Enhanced ECMP");
 
@@ -81,29 +83,30 @@ static void fare_ecmp_pin_free(void *arg)
 	XFREE(MTYPE_FARE_ECMP, arg);
 }
 
-void fare_ecmp_init(struct fare_instance *fi)
+static void fare_ecmp_init(struct fare_instance *fi)
 {
-	fi->ecmp.subtype = FARE_GROUPID_SUBTYPE_DEFAULT;
-	fi->ecmp.egress = list_new();
-	fi->ecmp.egress->del = fare_ecmp_egress_free;
-	fi->ecmp.members = list_new();
-	fi->ecmp.members->del = fare_ecmp_member_free;
-	fi->ecmp.pins = list_new();
-	fi->ecmp.pins->del = fare_ecmp_pin_free;
+	fi->ecmp = XCALLOC(MTYPE_FARE_ECMP, sizeof(*fi->ecmp));
+	fi->ecmp->subtype = FARE_GROUPID_SUBTYPE_DEFAULT;
+	fi->ecmp->egress = list_new();
+	fi->ecmp->egress->del = fare_ecmp_egress_free;
+	fi->ecmp->members = list_new();
+	fi->ecmp->members->del = fare_ecmp_member_free;
+	fi->ecmp->pins = list_new();
+	fi->ecmp->pins->del = fare_ecmp_pin_free;
 }
 
 static void fare_ecmp_layout_clear(struct fare_instance *fi)
 {
 	size_t i;
 
-	for (i = 0; i < fi->ecmp.n_uplinks; i++)
-		XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplinks[i]);
-	XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplinks);
-	XFREE(MTYPE_FARE_ECMP, fi->ecmp.uplink_subgroup);
-	XFREE(MTYPE_FARE_ECMP, fi->ecmp.peer_sg);
-	fi->ecmp.n_uplinks = 0;
-	fi->ecmp.n_peer_sg = 0;
-	fi->ecmp.n_subgroups = 0;
+	for (i = 0; i < fi->ecmp->n_uplinks; i++)
+		XFREE(MTYPE_FARE_ECMP, fi->ecmp->uplinks[i]);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp->uplinks);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp->uplink_subgroup);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp->peer_sg);
+	fi->ecmp->n_uplinks = 0;
+	fi->ecmp->n_peer_sg = 0;
+	fi->ecmp->n_subgroups = 0;
 }
 
 /* The uplinks' layout and the remote group map, with its sweep: built
@@ -112,20 +115,53 @@ static void fare_ecmp_layout_clear(struct fare_instance *fi)
  */
 static void fare_ecmp_ingress_clear(struct fare_instance *fi)
 {
-	event_cancel(&fi->ecmp.t_sweep);
+	event_cancel(&fi->ecmp->t_sweep);
 	fare_ecmp_layout_clear(fi);
-	fi->ecmp.layout_generation = 0;
-	if (fi->ecmp.map)
-		fare_ecmp_map_free(fi->ecmp.map);
-	fi->ecmp.map = NULL;
+	fi->ecmp->layout_generation = 0;
+	if (fi->ecmp->map)
+		fare_ecmp_map_free(fi->ecmp->map);
+	fi->ecmp->map = NULL;
 }
 
-void fare_ecmp_fini(struct fare_instance *fi)
+static void fare_ecmp_fini(struct fare_instance *fi)
 {
-	list_delete(&fi->ecmp.egress);
-	list_delete(&fi->ecmp.members);
-	list_delete(&fi->ecmp.pins);
+	list_delete(&fi->ecmp->egress);
+	list_delete(&fi->ecmp->members);
+	list_delete(&fi->ecmp->pins);
 	fare_ecmp_ingress_clear(fi);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp);
+}
+
+uint8_t fare_ecmp_groupid_subtype(const struct fare_instance *fi)
+{
+	return fi->ecmp->subtype;
+}
+
+void fare_ecmp_subtype_set(struct fare_instance *fi, uint8_t subtype)
+{
+	fi->ecmp->subtype = subtype;
+}
+
+void fare_ecmp_subgroup_size_set(struct fare_instance *fi, uint32_t size)
+{
+	fi->ecmp->subgroup_size = size;
+}
+
+/* FRR's displays name a value as an ECMP GroupID (EE-3) when its
+ * sub-type is the one an instance uses, the default when FARE is not
+ * configured (as fare_display_subtype()).
+ */
+bool fare_ecmp_display_groupid_subtype(uint8_t subtype)
+{
+	struct fare_instance *fi;
+	bool any = false;
+
+	frr_each (fare_instances, fare_instances_head(), fi) {
+		if (fi->ecmp->subtype == subtype)
+			return true;
+		any = true;
+	}
+	return !any && subtype == FARE_GROUPID_SUBTYPE_DEFAULT;
 }
 
 /* Egress grouping configured: lines kept in group order. */
@@ -134,12 +170,12 @@ void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *
 	struct fare_ecmp_egress *eg;
 	struct listnode *node;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg))
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, eg))
 		if (eg->group == group)
 			break;
 	if (!set) {
 		if (eg) {
-			listnode_delete(fi->ecmp.egress, eg);
+			listnode_delete(fi->ecmp->egress, eg);
 			fare_ecmp_egress_free(eg);
 		}
 		return;
@@ -149,13 +185,13 @@ void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *
 
 		eg = XCALLOC(MTYPE_FARE_ECMP, sizeof(*eg));
 		eg->group = group;
-		for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, next))
+		for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, next))
 			if (next->group > group)
 				break;
 		if (node)
-			listnode_add_before(fi->ecmp.egress, node, eg);
+			listnode_add_before(fi->ecmp->egress, node, eg);
 		else
-			listnode_add(fi->ecmp.egress, eg);
+			listnode_add(fi->ecmp->egress, eg);
 	}
 	XFREE(MTYPE_FARE_ECMP, eg->plist);
 	if (plist)
@@ -168,12 +204,12 @@ void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t
 	struct fare_ecmp_member *m;
 	struct listnode *node;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->members, node, m))
 		if (strmatch(m->ifname, ifname))
 			break;
 	if (!subgroup) {
 		if (m) {
-			listnode_delete(fi->ecmp.members, m);
+			listnode_delete(fi->ecmp->members, m);
 			fare_ecmp_member_free(m);
 		}
 		return;
@@ -181,7 +217,7 @@ void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t
 	if (!m) {
 		m = XCALLOC(MTYPE_FARE_ECMP, sizeof(*m));
 		m->ifname = XSTRDUP(MTYPE_FARE_ECMP, ifname);
-		listnode_add(fi->ecmp.members, m);
+		listnode_add(fi->ecmp->members, m);
 	}
 	m->subgroup = subgroup;
 }
@@ -206,31 +242,31 @@ void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint3
 	struct fare_ecmp_pin *pin;
 	struct listnode *node;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.pins, node, pin))
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->pins, node, pin))
 		if (!fare_ecmp_key_cmp(pin->key, key))
 			break;
 	if (!subgroup) {
 		if (pin) {
-			listnode_delete(fi->ecmp.pins, pin);
+			listnode_delete(fi->ecmp->pins, pin);
 			fare_ecmp_pin_free(pin);
 		}
-		if (fi->ecmp.map)
-			fare_ecmp_map_clear_explicit(fi->ecmp.map, key);
+		if (fi->ecmp->map)
+			fare_ecmp_map_clear_explicit(fi->ecmp->map, key);
 		return;
 	}
 	if (!pin) {
 		pin = XCALLOC(MTYPE_FARE_ECMP, sizeof(*pin));
 		pin->key = key;
-		listnode_add(fi->ecmp.pins, pin);
+		listnode_add(fi->ecmp->pins, pin);
 	}
 	pin->subgroup = subgroup;
-	if (fi->ecmp.map)
-		fare_ecmp_map_set_explicit(fi->ecmp.map, key, subgroup - 1);
+	if (fi->ecmp->map)
+		fare_ecmp_map_set_explicit(fi->ecmp->map, key, subgroup - 1);
 }
 
 bool fare_ecmp_ingress_enabled(const struct fare_instance *fi)
 {
-	return fi->ecmp.subgroup_size || listcount(fi->ecmp.members);
+	return fi->ecmp->subgroup_size || listcount(fi->ecmp->members);
 }
 
 /* ------------------------------------------------------------------ */
@@ -243,7 +279,7 @@ bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *nam
 	const struct fare_ecmp_egress *eg;
 	struct listnode *node;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg))
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, eg))
 		if (eg->plist && (!name || strmatch(eg->plist, name)))
 			return true;
 	return false;
@@ -259,7 +295,7 @@ uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p
 	uint16_t fallback = 0;
 	afi_t afi = family2afi(p->family);
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg)) {
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, eg)) {
 		struct prefix_list *plist;
 
 		if (!eg->plist) {
@@ -286,7 +322,7 @@ bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *
 	for (i = 0; i < ecom->size; i++) {
 		const uint8_t *val = ecom->val + i * ecom->unit_size;
 
-		if (fare_groupid_decode(val, FARE_GROUPID_SIZE, fi->ecmp.subtype, gid) ==
+		if (fare_groupid_decode(val, FARE_GROUPID_SIZE, fi->ecmp->subtype, gid) ==
 		    FARE_GROUPID_VALID)
 			return true;
 	}
@@ -296,64 +332,6 @@ bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *
 /* ------------------------------------------------------------------ */
 /* Ingress: sub-groups of the uplinks (EE-2)                            */
 /* ------------------------------------------------------------------ */
-
-/* The interface a session runs over, by name, or NULL; for EE-2 and the
- * show commands. bgpd sets peer->nexthop.ifp when a connection is made
- * and keeps it after the session goes down and after the interface is
- * deleted (the interface is then freed): it is never followed here
- * unless it is still one of the VRF's interfaces and the session is up.
- * In order: the interface of an unnumbered neighbor or of "neighbor X
- * interface IF" (as configured, so that a link that is down or gone
- * keeps its name); the interface whose connected subnet holds a
- * numbered neighbor's address (up or down; none once the interface is
- * gone); the one of an established session's local address.
- */
-const char *fare_peer_ifname(struct peer *peer)
-{
-	const union sockunion *su = &peer->connection->su;
-	vrf_id_t vrf_id = peer->bgp->vrf_id;
-	struct interface *ifp = NULL;
-	struct connected *c = NULL;
-	struct vrf *vrf;
-
-	if (peer->conf_if)
-		return peer->conf_if;
-	if (peer->ifname)
-		return peer->ifname;
-	if (su->sa.sa_family == AF_INET) {
-		c = if_lookup_address(&su->sin.sin_addr, AF_INET, vrf_id);
-	} else if (su->sa.sa_family == AF_INET6) {
-		if (IN6_IS_ADDR_LINKLOCAL(&su->sin6.sin6_addr))
-			ifp = su->sin6.sin6_scope_id
-				      ? if_lookup_by_index(su->sin6.sin6_scope_id, vrf_id)
-				      : NULL;
-		else
-			c = if_lookup_address(&su->sin6.sin6_addr, AF_INET6, vrf_id);
-	}
-	if (c && c->ifp)
-		return c->ifp->name;
-	if (ifp)
-		return ifp->name;
-	if (!peer->nexthop.ifp || !peer_established(peer->connection))
-		return NULL;
-	vrf = vrf_lookup_by_id(vrf_id);
-	if (!vrf)
-		return NULL;
-	FOR_ALL_INTERFACES (vrf, ifp)
-		if (ifp == peer->nexthop.ifp)
-			return ifp->name;
-	return NULL;
-}
-
-/* The interface a neighbor's session runs over, looked up by name in its
- * VRF (fare_peer_ifname()): never a pointer to an interface deleted since.
- */
-struct interface *fare_peer_interface(struct peer *peer)
-{
-	const char *name = fare_peer_ifname(peer);
-
-	return name ? if_lookup_by_name(name, peer->bgp->vrf_id) : NULL;
-}
 
 /* EE-2: uplinks in natural name order (swp2 before swp10) */
 static int fare_ecmp_name_cmp(const void *a, const void *b)
@@ -373,11 +351,12 @@ static uint32_t fare_ecmp_uplink_subgroup(struct fare_instance *fi, const char *
 {
 	char **found;
 
-	if (!ifname || !fi->ecmp.n_uplinks)
+	if (!ifname || !fi->ecmp->n_uplinks)
 		return FARE_ECMP_SUBGROUP_NONE;
-	found = bsearch(&ifname, fi->ecmp.uplinks, fi->ecmp.n_uplinks, sizeof(char *),
+	found = bsearch(&ifname, fi->ecmp->uplinks, fi->ecmp->n_uplinks, sizeof(char *),
 			fare_ecmp_name_cmp);
-	return found ? fi->ecmp.uplink_subgroup[found - fi->ecmp.uplinks] : FARE_ECMP_SUBGROUP_NONE;
+	return found ? fi->ecmp->uplink_subgroup[found - fi->ecmp->uplinks]
+		     : FARE_ECMP_SUBGROUP_NONE;
 }
 
 /* 0-based sub-group of a session's uplink, in a peer table */
@@ -412,7 +391,7 @@ static bool fare_ecmp_peer_is_uplink(struct fare_instance *fi, struct peer *peer
  * that session are re-evaluated, so that each prefix is installed over
  * its remote group's sub-group as it is now.
  */
-static void fare_ecmp_layout_update(struct fare_instance *fi)
+void fare_ecmp_layout_update(struct fare_instance *fi)
 {
 	struct listnode *node;
 	struct peer *peer;
@@ -428,20 +407,20 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 		fare_ecmp_ingress_clear(fi);
 		return;
 	}
-	if (fi->ecmp.layout_generation == fare_generation_now())
+	if (fi->ecmp->layout_generation == fare_generation_now())
 		return;
-	had_layout = fi->ecmp.layout_generation != 0;
+	had_layout = fi->ecmp->layout_generation != 0;
 	/* kept to find the sessions whose sub-group changes */
-	old_sg = fi->ecmp.peer_sg;
-	n_old_sg = fi->ecmp.n_peer_sg;
-	fi->ecmp.peer_sg = NULL;
+	old_sg = fi->ecmp->peer_sg;
+	n_old_sg = fi->ecmp->n_peer_sg;
+	fi->ecmp->peer_sg = NULL;
 	fare_ecmp_layout_clear(fi);
-	fi->ecmp.layout_generation = fare_generation_now();
+	fi->ecmp->layout_generation = fare_generation_now();
 
-	if (listcount(fi->ecmp.members)) {
-		cap = listcount(fi->ecmp.members);
+	if (listcount(fi->ecmp->members)) {
+		cap = listcount(fi->ecmp->members);
 		names = XCALLOC(MTYPE_FARE_ECMP, cap * sizeof(*names));
-		for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+		for (ALL_LIST_ELEMENTS_RO(fi->ecmp->members, node, m))
 			names[n++] = XSTRDUP(MTYPE_FARE_ECMP, m->ifname);
 	} else {
 		cap = listcount(fi->bgp->peer);
@@ -464,49 +443,49 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 		names[j++] = names[i];
 	}
 	n = j;
-	fi->ecmp.uplinks = names;
-	fi->ecmp.n_uplinks = n;
-	fi->ecmp.uplink_subgroup = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(uint32_t));
-	if (listcount(fi->ecmp.members)) {
+	fi->ecmp->uplinks = names;
+	fi->ecmp->n_uplinks = n;
+	fi->ecmp->uplink_subgroup = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(uint32_t));
+	if (listcount(fi->ecmp->members)) {
 		given = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(*given));
 		for (i = 0; i < n; i++)
-			for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+			for (ALL_LIST_ELEMENTS_RO(fi->ecmp->members, node, m))
 				if (strmatch(m->ifname, names[i]))
 					given[i] = m->subgroup;
-		k = fare_ecmp_layout_explicit(n, given, fi->ecmp.uplink_subgroup);
+		k = fare_ecmp_layout_explicit(n, given, fi->ecmp->uplink_subgroup);
 		XFREE(MTYPE_FARE_ECMP, given);
 	} else {
-		k = fare_ecmp_layout_uniform(n, fi->ecmp.subgroup_size, fi->ecmp.uplink_subgroup);
+		k = fare_ecmp_layout_uniform(n, fi->ecmp->subgroup_size, fi->ecmp->uplink_subgroup);
 	}
-	fi->ecmp.n_subgroups = k > 0 ? k : 0;
+	fi->ecmp->n_subgroups = k > 0 ? k : 0;
 
 	/* each session's sub-group, through its uplink's name */
 	cap = listcount(fi->bgp->peer);
-	fi->ecmp.peer_sg = XCALLOC(MTYPE_FARE_ECMP, (cap ? cap : 1) * sizeof(*fi->ecmp.peer_sg));
+	fi->ecmp->peer_sg = XCALLOC(MTYPE_FARE_ECMP, (cap ? cap : 1) * sizeof(*fi->ecmp->peer_sg));
 	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
 		uint32_t sg;
 
 		/* the operator's named uplinks count whatever the session */
-		if (fi->ecmp.n_peer_sg >= cap ||
-		    (!listcount(fi->ecmp.members) && !fare_ecmp_peer_is_uplink(fi, peer)))
+		if (fi->ecmp->n_peer_sg >= cap ||
+		    (!listcount(fi->ecmp->members) && !fare_ecmp_peer_is_uplink(fi, peer)))
 			continue;
 		sg = fare_ecmp_uplink_subgroup(fi, fare_peer_ifname(peer));
 		if (sg == FARE_ECMP_SUBGROUP_NONE)
 			continue;
-		fi->ecmp.peer_sg[fi->ecmp.n_peer_sg++] =
+		fi->ecmp->peer_sg[fi->ecmp->n_peer_sg++] =
 			(struct fare_ecmp_peer_sg){ .peer = peer, .subgroup = sg };
 	}
-	qsort(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg, sizeof(*fi->ecmp.peer_sg),
+	qsort(fi->ecmp->peer_sg, fi->ecmp->n_peer_sg, sizeof(*fi->ecmp->peer_sg),
 	      fare_ecmp_peer_sg_cmp);
 
-	if (!fi->ecmp.map) {
+	if (!fi->ecmp->map) {
 		struct fare_ecmp_pin *pin;
 
-		fi->ecmp.map = fare_ecmp_map_new(fi->ecmp.n_subgroups);
-		for (ALL_LIST_ELEMENTS_RO(fi->ecmp.pins, node, pin))
-			fare_ecmp_map_set_explicit(fi->ecmp.map, pin->key, pin->subgroup - 1);
-	} else if (fare_ecmp_map_subgroups(fi->ecmp.map) != fi->ecmp.n_subgroups) {
-		fare_ecmp_map_set_subgroups(fi->ecmp.map, fi->ecmp.n_subgroups);
+		fi->ecmp->map = fare_ecmp_map_new(fi->ecmp->n_subgroups);
+		for (ALL_LIST_ELEMENTS_RO(fi->ecmp->pins, node, pin))
+			fare_ecmp_map_set_explicit(fi->ecmp->map, pin->key, pin->subgroup - 1);
+	} else if (fare_ecmp_map_subgroups(fi->ecmp->map) != fi->ecmp->n_subgroups) {
+		fare_ecmp_map_set_subgroups(fi->ecmp->map, fi->ecmp->n_subgroups);
 		fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 	}
 
@@ -518,8 +497,8 @@ static void fare_ecmp_layout_update(struct fare_instance *fi)
 	if (had_layout) {
 		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
 			uint32_t before = fare_ecmp_peer_lookup(old_sg, n_old_sg, peer);
-			uint32_t after = fare_ecmp_peer_lookup(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg,
-							       peer);
+			uint32_t after = fare_ecmp_peer_lookup(fi->ecmp->peer_sg,
+							       fi->ecmp->n_peer_sg, peer);
 
 			if (before == after)
 				continue;
@@ -542,8 +521,8 @@ static void fare_ecmp_sweep_schedule(struct fare_instance *fi);
  * NULL when there is none (no Enhanced ECMP, no GroupID, no sub-groups:
  * fp->ee.reason says which). fp->paths and fp->n are the prefix's paths.
  */
-const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *best,
-			       struct fare_prefix *fp)
+static const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *best,
+				      struct fare_prefix *fp)
 {
 	struct fare_ecmp_selection *sel = &fp->ee;
 	size_t i;
@@ -563,7 +542,7 @@ const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *b
 	}
 	sel->has_gid = true;
 	fare_ecmp_layout_update(fi);
-	sg = fare_ecmp_map_lookup_or_add(fi->ecmp.map,
+	sg = fare_ecmp_map_lookup_or_add(fi->ecmp->map,
 					 (struct fare_ecmp_key){ .router_id = sel->gid.router_id,
 								 .group_id = sel->gid.group_id });
 	fare_ecmp_sweep_schedule(fi);
@@ -573,7 +552,7 @@ const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *b
 	}
 	sel->subgroup = sg;
 	for (i = 0; i < fp->n; i++)
-		sel->member[i] = fare_ecmp_peer_lookup(fi->ecmp.peer_sg, fi->ecmp.n_peer_sg,
+		sel->member[i] = fare_ecmp_peer_lookup(fi->ecmp->peer_sg, fi->ecmp->n_peer_sg,
 						       fp->paths[i]->peer) == (uint32_t)sg;
 	return sel->member;
 }
@@ -583,7 +562,8 @@ const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_info *b
  * where FARE falls back to plain ECMP), or, without a usable member in
  * the sub-group, the full set's (never a blackhole).
  */
-void fare_ecmp_apply(struct fare_prefix *fp)
+static void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best,
+			    struct fare_prefix *fp)
 {
 	struct fare_ecmp_selection *sel = &fp->ee;
 
@@ -615,46 +595,53 @@ static int fare_ecmp_key_qcmp(const void *a, const void *b)
  * instance's routes every FARE_ECMP_SWEEP_SECONDS while the map has
  * groups.
  */
+/* The remote groups of an instance's routes (not originated here) */
+struct fare_ecmp_seen {
+	struct fare_instance *fi;
+	struct fare_ecmp_key *keys;
+	size_t n, cap;
+};
+
+static void fare_ecmp_seen_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	struct fare_ecmp_seen *seen = arg;
+	struct fare_groupid gid;
+
+	if (fare_route_is_local(seen->fi->bgp, best) ||
+	    !fare_ecmp_route_groupid(seen->fi, best->attr, &gid))
+		return;
+	if (seen->n == seen->cap) {
+		seen->cap = seen->cap ? 2 * seen->cap : 64;
+		seen->keys = XREALLOC(MTYPE_FARE_ECMP, seen->keys, seen->cap * sizeof(*seen->keys));
+	}
+	seen->keys[seen->n++] = (struct fare_ecmp_key){ .router_id = gid.router_id,
+							.group_id = gid.group_id };
+}
+
 static void fare_ecmp_sweep(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
-	struct fare_ecmp_key *seen = NULL;
+	struct fare_ecmp_seen found = { .fi = fi };
+	struct fare_ecmp_key *seen;
 	struct fare_ecmp_map_entry *entries;
-	size_t n_seen = 0, cap = 0, n, i;
+	size_t n_seen, n, i;
 	bool changed = false;
-	afi_t afi;
 
-	if (!fi->ecmp.map || !fare_ecmp_map_count(fi->ecmp.map))
+	if (!fi->ecmp->map || !fare_ecmp_map_count(fi->ecmp->map))
 		return;
-	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
-		struct bgp_table *table = fi->bgp->rib[afi][SAFI_UNICAST];
-		struct bgp_dest *dest;
-
-		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest)) {
-			struct bgp_path_info *best = fare_dest_selected(dest);
-			struct fare_groupid gid;
-
-			if (!best || fare_route_is_local(fi->bgp, best) ||
-			    !fare_ecmp_route_groupid(fi, best->attr, &gid))
-				continue;
-			if (n_seen == cap) {
-				cap = cap ? 2 * cap : 64;
-				seen = XREALLOC(MTYPE_FARE_ECMP, seen, cap * sizeof(*seen));
-			}
-			seen[n_seen++] = (struct fare_ecmp_key){ .router_id = gid.router_id,
-								 .group_id = gid.group_id };
-		}
-	}
+	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_seen_dest, &found);
+	seen = found.keys;
+	n_seen = found.n;
 	qsort(seen, n_seen, sizeof(*seen), fare_ecmp_key_qcmp);
 
-	n = fare_ecmp_map_count(fi->ecmp.map);
+	n = fare_ecmp_map_count(fi->ecmp->map);
 	entries = XCALLOC(MTYPE_FARE_ECMP, n * sizeof(*entries));
-	fare_ecmp_map_dump(fi->ecmp.map, entries, n);
+	fare_ecmp_map_dump(fi->ecmp->map, entries, n);
 	for (i = 0; i < n; i++) {
 		if (!entries[i].present || (n_seen && bsearch(&entries[i].key, seen, n_seen,
 							      sizeof(*seen), fare_ecmp_key_qcmp)))
 			continue;
-		fare_ecmp_map_remove(fi->ecmp.map, entries[i].key);
+		fare_ecmp_map_remove(fi->ecmp->map, entries[i].key);
 		changed = true;
 	}
 	XFREE(MTYPE_FARE_ECMP, entries);
@@ -666,124 +653,24 @@ static void fare_ecmp_sweep(struct event *event)
 
 static void fare_ecmp_sweep_schedule(struct fare_instance *fi)
 {
-	if (!fi->ecmp.t_sweep)
+	if (!fi->ecmp->t_sweep)
 		event_add_timer(bm->master, fare_ecmp_sweep, fi, FARE_ECMP_SWEEP_SECONDS,
-				&fi->ecmp.t_sweep);
+				&fi->ecmp->t_sweep);
 }
-
-/* ------------------------------------------------------------------ */
-/* Show                                                                 */
-/* ------------------------------------------------------------------ */
 
 /* Routes per remote group, for "show bgp fare ecmp-groups". */
-static uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key)
+uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key)
 {
+	struct fare_ecmp_seen found = { .fi = fi };
 	uint32_t count = 0;
-	afi_t afi;
+	size_t i;
 
-	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
-		struct bgp_table *table = fi->bgp->rib[afi][SAFI_UNICAST];
-		struct bgp_dest *dest;
-
-		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest)) {
-			struct bgp_path_info *best = fare_dest_selected(dest);
-			struct fare_groupid gid;
-
-			if (best && !fare_route_is_local(fi->bgp, best) &&
-			    fare_ecmp_route_groupid(fi, best->attr, &gid) &&
-			    gid.router_id == key.router_id && gid.group_id == key.group_id)
-				count++;
-		}
-	}
+	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_seen_dest, &found);
+	for (i = 0; i < found.n; i++)
+		count += found.keys[i].router_id == key.router_id &&
+			 found.keys[i].group_id == key.group_id;
+	XFREE(MTYPE_FARE_ECMP, found.keys);
 	return count;
-}
-
-void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json)
-{
-	json_object *jsgs = NULL, *jgroups = NULL;
-	struct fare_ecmp_map_entry *entries = NULL;
-	size_t n = 0, i;
-	uint32_t sg;
-
-	fare_ecmp_layout_update(fi);
-	if (json) {
-		jsgs = json_object_new_array();
-		jgroups = json_object_new_array();
-		json_object_boolean_add(json, "ingressGrouping", fare_ecmp_ingress_enabled(fi));
-		json_object_int_add(json, "subgroupSize", fi->ecmp.subgroup_size);
-		json_object_int_add(json, "groupIdSubType", fi->ecmp.subtype);
-	} else {
-		vty_out(vty, "Enhanced ECMP, %s: ingress sub-groups %s, GroupID sub-type 0x%02x\n",
-			fi->bgp->name_pretty,
-			!fare_ecmp_ingress_enabled(fi) ? "off"
-			: listcount(fi->ecmp.members)  ? "explicit"
-						       : "by size",
-			fi->ecmp.subtype);
-	}
-	for (sg = 0; sg < fi->ecmp.n_subgroups; sg++) {
-		json_object *jsg = NULL, *jifs = NULL;
-
-		if (json) {
-			jsg = json_object_new_object();
-			jifs = json_object_new_array();
-			json_object_int_add(jsg, "subgroup", sg + 1);
-		} else {
-			vty_out(vty, "  sub-group %u:", sg + 1);
-		}
-		for (i = 0; i < fi->ecmp.n_uplinks; i++) {
-			if (fi->ecmp.uplink_subgroup[i] != sg)
-				continue;
-			if (json)
-				json_object_array_add(jifs,
-						      json_object_new_string(fi->ecmp.uplinks[i]));
-			else
-				vty_out(vty, " %s", fi->ecmp.uplinks[i]);
-		}
-		if (json) {
-			json_object_object_add(jsg, "interfaces", jifs);
-			json_object_array_add(jsgs, jsg);
-		} else {
-			vty_out(vty, "\n");
-		}
-	}
-	if (fi->ecmp.map) {
-		n = fare_ecmp_map_count(fi->ecmp.map);
-		entries = XCALLOC(MTYPE_FARE_ECMP, (n ? n : 1) * sizeof(*entries));
-		fare_ecmp_map_dump(fi->ecmp.map, entries, n);
-	}
-	if (!json && n)
-		vty_out(vty, "  %-16s %-7s %-9s %-9s %s\n", "Remote router", "Group", "Sub-group",
-			"Explicit", "Prefixes");
-	for (i = 0; i < n; i++) {
-		const struct fare_ecmp_map_entry *e = &entries[i];
-		struct in_addr rid = { .s_addr = htonl(e->key.router_id) };
-		uint32_t prefixes = fare_ecmp_count_prefixes(fi, e->key);
-
-		if (json) {
-			json_object *jg = json_object_new_object();
-
-			json_object_string_addf(jg, "routerId", "%pI4", &rid);
-			json_object_int_add(jg, "groupId", e->key.group_id);
-			if (e->subgroup != FARE_ECMP_SUBGROUP_NONE)
-				json_object_int_add(jg, "subgroup", e->subgroup + 1);
-			json_object_boolean_add(jg, "explicit", e->pinned);
-			json_object_boolean_add(jg, "present", e->present);
-			json_object_int_add(jg, "prefixes", prefixes);
-			json_object_array_add(jgroups, jg);
-		} else {
-			char sgbuf[16] = "-";
-
-			if (e->subgroup != FARE_ECMP_SUBGROUP_NONE)
-				snprintf(sgbuf, sizeof(sgbuf), "%u", e->subgroup + 1);
-			vty_out(vty, "  %-16pI4 %-7u %-9s %-9s %u\n", &rid, e->key.group_id, sgbuf,
-				e->pinned ? "yes" : "no", prefixes);
-		}
-	}
-	XFREE(MTYPE_FARE_ECMP, entries);
-	if (json) {
-		json_object_object_add(json, "subgroups", jsgs);
-		json_object_object_add(json, "remoteGroups", jgroups);
-	}
 }
 
 void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi)
@@ -793,23 +680,32 @@ void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi)
 	struct fare_ecmp_pin *pin;
 	struct listnode *node;
 
-	if (fi->ecmp.subtype != FARE_GROUPID_SUBTYPE_DEFAULT)
-		vty_out(vty, " bgp fare ecmp-group-id sub-type %u\n", fi->ecmp.subtype);
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.egress, node, eg)) {
+	if (fi->ecmp->subtype != FARE_GROUPID_SUBTYPE_DEFAULT)
+		vty_out(vty, " bgp fare ecmp-group-id sub-type %u\n", fi->ecmp->subtype);
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, eg)) {
 		if (eg->plist)
 			vty_out(vty, " bgp fare ecmp-group-id %u prefix-list %s\n", eg->group,
 				eg->plist);
 		else
 			vty_out(vty, " bgp fare ecmp-group-id %u\n", eg->group);
 	}
-	if (fi->ecmp.subgroup_size)
-		vty_out(vty, " bgp fare ecmp-subgroups size %u\n", fi->ecmp.subgroup_size);
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.members, node, m))
+	if (fi->ecmp->subgroup_size)
+		vty_out(vty, " bgp fare ecmp-subgroups size %u\n", fi->ecmp->subgroup_size);
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->members, node, m))
 		vty_out(vty, " bgp fare ecmp-subgroup %u interface %s\n", m->subgroup, m->ifname);
-	for (ALL_LIST_ELEMENTS_RO(fi->ecmp.pins, node, pin)) {
+	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->pins, node, pin)) {
 		struct in_addr rid = { .s_addr = htonl(pin->key.router_id) };
 
 		vty_out(vty, " bgp fare ecmp-group-map %pI4 %u subgroup %u\n", &rid,
 			pin->key.group_id, pin->subgroup);
 	}
 }
+
+const struct fare_feature fare_ecmp_feature = {
+	.name = "Enhanced ECMP",
+	.instance_new = fare_ecmp_init,
+	.instance_free = fare_ecmp_fini,
+	.prefix_restrict = fare_ecmp_restrict,
+	.prefix_evaluated = fare_ecmp_apply,
+	.config_write = fare_ecmp_config_write,
+};

@@ -29,6 +29,8 @@
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_compat.h"
+#include "bgpd/fare/bgp_fare_eval.h"
+#include "bgpd/fare/bgp_fare_host.h"
 
 /* SUN-1: a host withholds every route it did not originate, so that it
  * never re-advertises one plane's routes into another.
@@ -43,7 +45,7 @@ int fare_host_announce_withhold(struct bgp_dest *dest, struct bgp_path_info *pi,
 		return 0;
 	if (fare_role_announces(fi->role, fare_route_is_local(peer->bgp, pi)))
 		return 0;
-	fare_counters.transit_withheld++;
+	fi->counters.transit_withheld++;
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %pBD to %pBP: host role, not originated here: withheld", dest,
 			   peer);
@@ -54,13 +56,13 @@ int fare_host_announce_withhold(struct bgp_dest *dest, struct bgp_path_info *pi,
  * the remote router-id when the session goes down, and the planes table
  * still has to name the plane that is down.
  */
-void fare_host_peer_up(struct fare_instance *fi, struct peer *peer)
+static void fare_host_peer_up(struct fare_instance *fi, struct peer *peer)
 {
-	struct fare_peer_view *view;
+	struct fare_peer *view;
 
 	if (fare_peer_is_accept(peer) || !peer->remote_id.s_addr)
 		return;
-	view = fare_peer_view(fi, peer);
+	view = fare_peer_of(fi, peer);
 	view->plane_id = peer->remote_id;
 	strlcpy(view->plane_name, peer->hostname ? peer->hostname : "", sizeof(view->plane_name));
 }
@@ -92,7 +94,7 @@ static bool fare_host_peer_counts(const struct peer *peer)
  */
 static struct fare_plane *fare_plane_of(struct fare_instance *fi, struct peer *peer, bool add)
 {
-	struct fare_peer_view *view = fare_peer_view(fi, peer);
+	struct fare_peer *view = fare_peer_of(fi, peer);
 	struct in_addr id = peer->remote_id.s_addr ? peer->remote_id : view->plane_id;
 	struct fare_plane *pl;
 	size_t i;
@@ -139,9 +141,8 @@ static const char *fare_bfd_state_str(const struct peer *peer)
 static const char *fare_peer_reset_str(const struct peer *peer)
 {
 	static char buf[160];
-	const char *why = peer->last_reset <= FARE_PEER_DOWN_LAST
-				  ? peer_down_str[peer->last_reset]
-				  : "unknown";
+	const char *why = peer->last_reset <= FARE_PEER_DOWN_LAST ? peer_down_str[peer->last_reset]
+								  : "unknown";
 
 	if (peer->last_reset != PEER_DOWN_NOTIFY_SEND &&
 	    peer->last_reset != PEER_DOWN_NOTIFY_RECEIVED)
@@ -335,11 +336,24 @@ static void fare_host_dest_show(struct vty *vty, struct fare_instance *fi, struc
 	}
 }
 
+struct fare_host_walk {
+	struct vty *vty;
+	struct fare_instance *fi;
+	json_object *jdests;
+};
+
+static void fare_host_walk_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	struct fare_host_walk *w = arg;
+
+	if (!fare_route_is_local(w->fi->bgp, best))
+		fare_host_dest_show(w->vty, w->fi, w->fi->bgp, dest, best, w->jdests);
+}
+
 void fare_host_show(struct vty *vty, struct bgp *bgp, struct fare_instance *fi, json_object *json)
 {
 	json_object *jdests = json ? json_object_new_object() : NULL;
-	struct bgp_dest *dest;
-	afi_t afi;
+	struct fare_host_walk w = { .vty = vty, .fi = fi, .jdests = jdests };
 
 	if (json) {
 		json_object_string_add(json, "vrf", bgp->name_pretty);
@@ -347,25 +361,18 @@ void fare_host_show(struct vty *vty, struct bgp *bgp, struct fare_instance *fi, 
 				       fi->role == FARE_ROLE_HOST	   ? "host"
 				       : fi->role == FARE_ROLE_SUPER_SPINE ? "super-spine"
 									   : "node");
-		json_object_int_add(json, "transitWithheld", fare_counters.transit_withheld);
+		json_object_int_add(json, "transitWithheld", fi->counters.transit_withheld);
 	}
 	fare_host_planes_collect(fi, bgp);
 	fare_host_planes_show(vty, fi, bgp, json);
 	if (!json)
 		vty_out(vty, "Destinations (weight and share per plane):\n");
-	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
-		struct bgp_table *table = bgp->rib[afi][SAFI_UNICAST];
-
-		if (!table)
-			continue;
-		for (dest = bgp_table_top(table); dest; dest = bgp_route_next(dest)) {
-			struct bgp_path_info *best = fare_dest_selected(dest);
-
-			if (!best || fare_route_is_local(bgp, best))
-				continue;
-			fare_host_dest_show(vty, fi, bgp, dest, best, jdests);
-		}
-	}
+	fare_unicast_walk(bgp, AFI_UNSPEC, fare_host_walk_dest, &w);
 	if (json)
 		json_object_object_add(json, "destinations", jdests);
 }
+
+const struct fare_feature fare_host_feature = {
+	.name = "host role",
+	.peer_up = fare_host_peer_up,
+};

@@ -41,8 +41,10 @@
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_compat.h"
+#include "bgpd/fare/bgp_fare_eval.h"
+#include "bgpd/fare/bgp_fare_ingress.h"
 
-DEFINE_MTYPE_STATIC(FARE, FARE_INGRESS, "FARE ingress grouping");
+DEFINE_MTYPE(FARE, FARE_INGRESS, "FARE ingress grouping");
 
 #define FARE_INGRESS_RULE_PRIORITY 250	      /* free: FRR uses 20, 300+, 1000 */
 #define FARE_INGRESS_UNIQUE_BASE   0xEE000000 /* clear of flowspec's counters */
@@ -52,20 +54,7 @@ struct fare_ingress_if {
 	uint32_t group;
 };
 
-static int fare_ingress_prefix_cmp(const struct fare_ingress_prefix *a,
-				   const struct fare_ingress_prefix *b)
-{
-	return prefix_cmp(&a->p, &b->p);
-}
-
-static uint32_t fare_ingress_prefix_hash(const struct fare_ingress_prefix *e)
-{
-	return prefix_hash_key(&e->p);
-}
-
-DECLARE_HASH(fare_ingress_prefixes, struct fare_ingress_prefix, item, fare_ingress_prefix_cmp,
-	     fare_ingress_prefix_hash);
-DECLARE_DLIST(fare_ingress_pending, struct fare_ingress_prefix, pending_item);
+static void fare_ingress_sync(struct event *event);
 
 static void fare_ingress_if_free(void *arg)
 {
@@ -75,19 +64,21 @@ static void fare_ingress_if_free(void *arg)
 	XFREE(MTYPE_FARE_INGRESS, ing);
 }
 
-void fare_ingress_init(struct fare_instance *fi)
+static void fare_ingress_init(struct fare_instance *fi)
 {
-	fi->ingress.ifs = list_new();
-	fi->ingress.ifs->del = fare_ingress_if_free;
-	fare_ingress_prefixes_init(&fi->ingress.prefixes);
-	fare_ingress_pending_init(&fi->ingress.pending);
-	fi->ingress.rtnl_events = fi->ingress.rtnl_cmd = -1;
+	fi->ingress = XCALLOC(MTYPE_FARE_INGRESS, sizeof(*fi->ingress));
+	fi->ingress->sync = fare_ingress_sync;
+	fi->ingress->ifs = list_new();
+	fi->ingress->ifs->del = fare_ingress_if_free;
+	fare_ingress_prefixes_init(&fi->ingress->prefixes);
+	fare_ingress_pending_init(&fi->ingress->pending);
+	fi->ingress->rtnl_events = fi->ingress->rtnl_cmd = -1;
 }
 
 bool fare_ingress_enabled(const struct fare_instance *fi)
 {
 	return fi->enabled && fi->bgp->inst_type == BGP_INSTANCE_TYPE_DEFAULT &&
-	       listcount(fi->ingress.ifs);
+	       listcount(fi->ingress->ifs);
 }
 
 /* Interfaces of group g in name order (the list is kept sorted). */
@@ -97,7 +88,7 @@ static uint32_t fare_ingress_group_size(const struct fare_instance *fi, uint32_t
 	struct listnode *node;
 	uint32_t n = 0;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing))
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing))
 		n += ing->group == g;
 	return n;
 }
@@ -150,12 +141,12 @@ static void fare_ingress_rules(struct fare_instance *fi, bool add)
 	struct listnode *node;
 	uint32_t last_group = 0, index = 0;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing)) {
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing)) {
 		fare_ingress_index(ing, &last_group, &index);
 		fare_ingress_rule(add, AF_INET, ing->ifname, ing->group, index);
 		fare_ingress_rule(add, AF_INET6, ing->ifname, ing->group, index);
 	}
-	fi->ingress.rules_installed = add;
+	fi->ingress->rules_installed = add;
 }
 
 /* The next hop of a path as bgpd gives it to zebra: the neighbor's
@@ -213,7 +204,7 @@ static void fare_ingress_withdraw(struct fare_instance *fi, const struct prefix 
 	struct listnode *node;
 	uint32_t last_group = 0, index = 0;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing))
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing))
 		fare_ingress_route(false,
 				   fare_ingress_table(ing->group,
 						      fare_ingress_index(ing, &last_group, &index)),
@@ -247,7 +238,7 @@ static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest
 	/* pass 0: every port has a next hop; pass 1: the routes */
 	for (pass = 0; pass < 2; pass++) {
 		last_group = index = 0;
-		for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing)) {
+		for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing)) {
 			if (ing->group != last_group) {
 				n_ports = fare_ingress_group_size(fi, ing->group);
 				if (n_ports > array_size(member_of_port))
@@ -273,13 +264,13 @@ static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest
 static uint32_t *fare_ingress_tables(const struct fare_instance *fi, size_t *n)
 {
 	uint32_t *tables = XCALLOC(MTYPE_FARE_INGRESS,
-				   sizeof(*tables) * (listcount(fi->ingress.ifs) + 1));
+				   sizeof(*tables) * (listcount(fi->ingress->ifs) + 1));
 	struct fare_ingress_if *ing;
 	struct listnode *node;
 	uint32_t last_group = 0, index = 0;
 
 	*n = 0;
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing))
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing))
 		tables[(*n)++] = fare_ingress_table(ing->group,
 						    fare_ingress_index(ing, &last_group, &index));
 	return tables;
@@ -293,16 +284,16 @@ static void fare_ingress_throw(struct fare_instance *fi, struct fare_ingress_pre
 	fare_rtnl_throw(fi, add, &e->p, tables, n);
 	e->throw_installed = add;
 	if (add)
-		fi->ingress.throws++;
+		fi->ingress->throws++;
 	else
-		fi->ingress.throws--;
+		fi->ingress->throws--;
 }
 
 static void fare_ingress_prefix_free(struct fare_instance *fi, struct fare_ingress_prefix *e)
 {
 	if (e->pending)
-		fare_ingress_pending_del(&fi->ingress.pending, e);
-	fare_ingress_prefixes_del(&fi->ingress.prefixes, e);
+		fare_ingress_pending_del(&fi->ingress->pending, e);
+	fare_ingress_prefixes_del(&fi->ingress->prefixes, e);
 	fare_rtnl_main_clear(fi, e);
 	XFREE(MTYPE_FARE_INGRESS, e);
 }
@@ -324,14 +315,14 @@ static void fare_ingress_sync(struct event *event)
 	size_t n_tables;
 	uint32_t *tables = fare_ingress_tables(fi, &n_tables);
 
-	while ((e = fare_ingress_pending_pop(&fi->ingress.pending))) {
+	while ((e = fare_ingress_pending_pop(&fi->ingress->pending))) {
 		struct bgp_table *table;
 		struct bgp_dest *dest = NULL;
 		bool copy = false;
 
 		e->pending = false;
 		table = fi->bgp->rib[family2afi(e->p.family)][SAFI_UNICAST];
-		if (table && fi->ingress.rtnl_events >= 0 && fare_rtnl_main_is_bgp(e))
+		if (table && fi->ingress->rtnl_events >= 0 && fare_rtnl_main_is_bgp(e))
 			dest = bgp_node_lookup(table, &e->p);
 		if (dest) {
 			copy = fare_ingress_install(fi, dest);
@@ -349,48 +340,10 @@ static void fare_ingress_sync(struct event *event)
 	XFREE(MTYPE_FARE_INGRESS, tables);
 }
 
-struct fare_ingress_prefix *fare_ingress_prefix_get(struct fare_instance *fi, const struct prefix *p)
-{
-	struct fare_ingress_prefix key = {}, *e;
-
-	prefix_copy(&key.p, p);
-	e = fare_ingress_prefixes_find(&fi->ingress.prefixes, &key);
-	if (!e) {
-		e = XCALLOC(MTYPE_FARE_INGRESS, sizeof(*e));
-		prefix_copy(&e->p, p);
-		fare_ingress_prefixes_add(&fi->ingress.prefixes, e);
-	}
-	return e;
-}
-
-/* Every prefix's routes of the main table forgotten (and each prefix
- * synced again when mark).
- */
-void fare_ingress_main_forget(struct fare_instance *fi, bool mark)
-{
-	struct fare_ingress_prefix *e;
-
-	frr_each (fare_ingress_prefixes, &fi->ingress.prefixes, e) {
-		fare_rtnl_main_clear(fi, e);
-		if (mark)
-			fare_ingress_mark(fi, e);
-	}
-}
-
-/* e is synced in the next deferred pass (one pass for many changes). */
-void fare_ingress_mark(struct fare_instance *fi, struct fare_ingress_prefix *e)
-{
-	if (!e->pending) {
-		e->pending = true;
-		fare_ingress_pending_add_tail(&fi->ingress.pending, e);
-	}
-	event_add_event(bm->master, fare_ingress_sync, fi, 0, &fi->ingress.t_sync);
-}
-
 /* A prefix's routes or weights may have changed: its ingress routes
  * follow in one deferred pass.
  */
-void fare_ingress_note(struct fare_instance *fi, const struct bgp_dest *dest)
+static void fare_ingress_note(struct fare_instance *fi, const struct bgp_dest *dest)
 {
 	const struct prefix *p = bgp_dest_get_prefix(dest);
 	struct bgp_table *table = bgp_dest_table((struct bgp_dest *)dest);
@@ -410,8 +363,8 @@ void fare_ingress_flush(struct fare_instance *fi)
 	size_t n_tables;
 	uint32_t *tables = fare_ingress_tables(fi, &n_tables);
 
-	event_cancel(&fi->ingress.t_sync);
-	frr_each_safe (fare_ingress_prefixes, &fi->ingress.prefixes, e) {
+	event_cancel(&fi->ingress->t_sync);
+	frr_each_safe (fare_ingress_prefixes, &fi->ingress->prefixes, e) {
 		if (e->installed)
 			fare_ingress_withdraw(fi, &e->p);
 		fare_ingress_throw(fi, e, false, tables, n_tables);
@@ -419,35 +372,32 @@ void fare_ingress_flush(struct fare_instance *fi)
 	}
 	XFREE(MTYPE_FARE_INGRESS, tables);
 	fare_rtnl_close(fi);
-	if (fi->ingress.rules_installed)
+	if (fi->ingress->rules_installed)
 		fare_ingress_rules(fi, false);
 }
 
 /* After it: rules of the new layout, and every prefix again. */
+static void fare_ingress_note_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	fare_ingress_note(arg, dest);
+}
+
 void fare_ingress_resync(struct fare_instance *fi)
 {
-	afi_t afi;
-
 	if (!fare_ingress_enabled(fi))
 		return;
 	fare_ingress_rules(fi, true);
 	fare_rtnl_open(fi); /* the main table's view: every prefix of it pending */
-	for (afi = AFI_IP; afi <= AFI_IP6; afi++) {
-		struct bgp_table *table = fi->bgp->rib[afi][SAFI_UNICAST];
-		struct bgp_dest *dest;
-
-		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest))
-			if (fare_dest_selected(dest))
-				fare_ingress_note(fi, dest);
-	}
+	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ingress_note_dest, fi);
 }
 
-void fare_ingress_fini(struct fare_instance *fi)
+static void fare_ingress_fini(struct fare_instance *fi)
 {
 	fare_ingress_flush(fi);
-	fare_ingress_prefixes_fini(&fi->ingress.prefixes);
-	fare_ingress_pending_fini(&fi->ingress.pending);
-	list_delete(&fi->ingress.ifs);
+	fare_ingress_prefixes_fini(&fi->ingress->prefixes);
+	fare_ingress_pending_fini(&fi->ingress->pending);
+	list_delete(&fi->ingress->ifs);
+	XFREE(MTYPE_FARE_INGRESS, fi->ingress);
 }
 
 /* Add (group > 0) or remove an interface; the list stays in (group,
@@ -459,35 +409,35 @@ void fare_ingress_if_set(struct fare_instance *fi, const char *ifname, uint32_t 
 	struct listnode *node;
 
 	fare_ingress_flush(fi);
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing))
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing))
 		if (strmatch(ing->ifname, ifname))
 			break;
 	if (ing) {
-		listnode_delete(fi->ingress.ifs, ing);
+		listnode_delete(fi->ingress->ifs, ing);
 		fare_ingress_if_free(ing);
 	}
 	if (group) {
 		ing = XCALLOC(MTYPE_FARE_INGRESS, sizeof(*ing));
 		ing->ifname = XSTRDUP(MTYPE_FARE_INGRESS, ifname);
 		ing->group = group;
-		for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, next))
+		for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, next))
 			if (next->group > group ||
 			    (next->group == group && strcmp(next->ifname, ifname) > 0))
 				break;
 		if (node)
-			listnode_add_before(fi->ingress.ifs, node, ing);
+			listnode_add_before(fi->ingress->ifs, node, ing);
 		else
-			listnode_add(fi->ingress.ifs, ing);
+			listnode_add(fi->ingress->ifs, ing);
 	}
 	fare_ingress_resync(fi);
 }
 
-void fare_ingress_config_write(struct vty *vty, struct fare_instance *fi)
+static void fare_ingress_config_write(struct vty *vty, struct fare_instance *fi)
 {
 	struct fare_ingress_if *ing;
 	struct listnode *node;
 
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing))
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing))
 		vty_out(vty, " bgp fare ecmp-ingress-group %u interface %s\n", ing->group,
 			ing->ifname);
 }
@@ -500,7 +450,7 @@ void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *j
 	json_object *jgroups = NULL, *jg = NULL, *jifs = NULL;
 	uint32_t last_group = 0, index = 0, installed = 0;
 
-	frr_each (fare_ingress_prefixes, &fi->ingress.prefixes, e)
+	frr_each (fare_ingress_prefixes, &fi->ingress->prefixes, e)
 		installed += e->installed;
 	if (json) {
 		jgroups = json_object_new_array();
@@ -513,10 +463,10 @@ void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *j
 			installed);
 		vty_out(vty,
 			"  main table: %s, %u routes; %u throw routes per table (to the main table), %u refused\n",
-			fi->ingress.rtnl_events >= 0 ? "followed" : "not followed",
-			fi->ingress.main_routes, fi->ingress.throws, fi->ingress.rtnl_errors);
+			fi->ingress->rtnl_events >= 0 ? "followed" : "not followed",
+			fi->ingress->main_routes, fi->ingress->throws, fi->ingress->rtnl_errors);
 	}
-	for (ALL_LIST_ELEMENTS_RO(fi->ingress.ifs, node, ing)) {
+	for (ALL_LIST_ELEMENTS_RO(fi->ingress->ifs, node, ing)) {
 		if (ing->group != last_group) {
 			index = 0;
 			if (json) {
@@ -546,10 +496,18 @@ void fare_ingress_show(struct vty *vty, struct fare_instance *fi, json_object *j
 	if (json) {
 		json_object_object_add(json, "groups", jgroups);
 		json_object_int_add(json, "prefixes", installed);
-		json_object_int_add(json, "throws", fi->ingress.throws);
-		json_object_boolean_add(json, "mainTableFollowed", fi->ingress.rtnl_events >= 0);
-		json_object_int_add(json, "mainTableRoutes", fi->ingress.main_routes);
-		json_object_int_add(json, "throwErrors", fi->ingress.rtnl_errors);
-		json_object_int_add(json, "mainTableResyncs", fi->ingress.rtnl_resyncs);
+		json_object_int_add(json, "throws", fi->ingress->throws);
+		json_object_boolean_add(json, "mainTableFollowed", fi->ingress->rtnl_events >= 0);
+		json_object_int_add(json, "mainTableRoutes", fi->ingress->main_routes);
+		json_object_int_add(json, "throwErrors", fi->ingress->rtnl_errors);
+		json_object_int_add(json, "mainTableResyncs", fi->ingress->rtnl_resyncs);
 	}
 }
+
+const struct fare_feature fare_ingress_feature = {
+	.name = "Enhanced ECMP ingress grouping",
+	.instance_new = fare_ingress_init,
+	.instance_free = fare_ingress_fini,
+	.dest_changed = fare_ingress_note,
+	.config_write = fare_ingress_config_write,
+};

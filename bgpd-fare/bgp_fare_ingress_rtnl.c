@@ -32,6 +32,7 @@
 #include "bgpd/bgpd.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_ingress.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_INGRESS_MAIN, "FARE ingress main-table view");
 
@@ -67,6 +68,48 @@ static int fare_rtnl_socket(uint32_t groups)
 }
 
 /* ------------------------------------------------------------------ */
+/* The prefixes of the ingress tables and of the main table's view       */
+/* ------------------------------------------------------------------ */
+
+struct fare_ingress_prefix *fare_ingress_prefix_get(struct fare_instance *fi, const struct prefix *p)
+{
+	struct fare_ingress_prefix key = {}, *e;
+
+	prefix_copy(&key.p, p);
+	e = fare_ingress_prefixes_find(&fi->ingress->prefixes, &key);
+	if (!e) {
+		e = XCALLOC(MTYPE_FARE_INGRESS, sizeof(*e));
+		prefix_copy(&e->p, p);
+		fare_ingress_prefixes_add(&fi->ingress->prefixes, e);
+	}
+	return e;
+}
+
+/* Every prefix's routes of the main table forgotten (and each prefix
+ * synced again when mark).
+ */
+void fare_ingress_main_forget(struct fare_instance *fi, bool mark)
+{
+	struct fare_ingress_prefix *e;
+
+	frr_each (fare_ingress_prefixes, &fi->ingress->prefixes, e) {
+		fare_rtnl_main_clear(fi, e);
+		if (mark)
+			fare_ingress_mark(fi, e);
+	}
+}
+
+/* e is synced in the next deferred pass (one pass for many changes). */
+void fare_ingress_mark(struct fare_instance *fi, struct fare_ingress_prefix *e)
+{
+	if (!e->pending) {
+		e->pending = true;
+		fare_ingress_pending_add_tail(&fi->ingress->pending, e);
+	}
+	event_add_event(bm->master, fi->ingress->sync, fi, 0, &fi->ingress->t_sync);
+}
+
+/* ------------------------------------------------------------------ */
 /* The main table's view                                                */
 /* ------------------------------------------------------------------ */
 
@@ -92,7 +135,7 @@ bool fare_rtnl_main_is_bgp(const struct fare_ingress_prefix *e)
 /* e's routes of the main table are forgotten. */
 void fare_rtnl_main_clear(struct fare_instance *fi, struct fare_ingress_prefix *e)
 {
-	fi->ingress.main_routes -= e->n_main;
+	fi->ingress->main_routes -= e->n_main;
 	e->n_main = 0;
 	XFREE(MTYPE_FARE_INGRESS_MAIN, e->main);
 }
@@ -100,7 +143,7 @@ void fare_rtnl_main_clear(struct fare_instance *fi, struct fare_ingress_prefix *
 static void fare_rtnl_main_del(struct fare_instance *fi, struct fare_ingress_prefix *e, uint8_t i)
 {
 	e->main[i] = e->main[--e->n_main];
-	fi->ingress.main_routes--;
+	fi->ingress->main_routes--;
 	if (!e->n_main)
 		XFREE(MTYPE_FARE_INGRESS_MAIN, e->main);
 }
@@ -124,7 +167,7 @@ static void fare_rtnl_main_update(struct fare_instance *fi, const struct prefix 
 		e->main = XREALLOC(MTYPE_FARE_INGRESS_MAIN, e->main,
 				   (e->n_main + 1) * sizeof(*e->main));
 		e->main[e->n_main++] = *r;
-		fi->ingress.main_routes++;
+		fi->ingress->main_routes++;
 	}
 	fare_ingress_mark(fi, e);
 }
@@ -236,7 +279,7 @@ static bool fare_rtnl_dump(struct fare_instance *fi, bool sweep)
  */
 static void fare_rtnl_resync(struct fare_instance *fi)
 {
-	fi->ingress.rtnl_resyncs++;
+	fi->ingress->rtnl_resyncs++;
 	fare_ingress_main_forget(fi, true);
 	if (!fare_rtnl_dump(fi, false))
 		flog_err(EC_LIB_SOCKET, "bgpd_fare: EE-1: dump of the main table failed: %s",
@@ -256,7 +299,7 @@ static void fare_rtnl_link_msg(struct fare_instance *fi, const struct nlmsghdr *
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
 	    (h->nlmsg_type == RTM_NEWLINK && (ifi->ifi_flags & IFF_UP)))
 		return;
-	event_add_timer(bm->master, fare_rtnl_resync_event, fi, 1, &fi->ingress.t_rtnl_resync);
+	event_add_timer(bm->master, fare_rtnl_resync_event, fi, 1, &fi->ingress->t_rtnl_resync);
 }
 
 static void fare_rtnl_events_read(struct event *event)
@@ -266,7 +309,7 @@ static void fare_rtnl_events_read(struct event *event)
 	int i;
 
 	for (i = 0; i < FARE_RTNL_READS; i++) {
-		ssize_t n = recv(fi->ingress.rtnl_events, buf, sizeof(buf), MSG_DONTWAIT);
+		ssize_t n = recv(fi->ingress->rtnl_events, buf, sizeof(buf), MSG_DONTWAIT);
 		struct nlmsghdr *h;
 		int len = n;
 
@@ -285,8 +328,8 @@ static void fare_rtnl_events_read(struct event *event)
 			else if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
 				fare_rtnl_link_msg(fi, h);
 	}
-	event_add_read(bm->master, fare_rtnl_events_read, fi, fi->ingress.rtnl_events,
-		       &fi->ingress.t_rtnl_events);
+	event_add_read(bm->master, fare_rtnl_events_read, fi, fi->ingress->rtnl_events,
+		       &fi->ingress->t_rtnl_events);
 }
 
 /* ------------------------------------------------------------------ */
@@ -310,7 +353,7 @@ static void fare_rtnl_cmd_read(struct event *event)
 	struct fare_instance *fi = EVENT_ARG(event);
 	ssize_t n;
 
-	while ((n = recv(fi->ingress.rtnl_cmd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+	while ((n = recv(fi->ingress->rtnl_cmd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		struct nlmsghdr *h;
 		int len = n;
 
@@ -323,13 +366,13 @@ static void fare_rtnl_cmd_read(struct event *event)
 			/* a delete of a throw already gone is no error */
 			if (err->msg.nlmsg_type == RTM_DELROUTE && err->error == -ESRCH)
 				continue;
-			fi->ingress.rtnl_errors++;
+			fi->ingress->rtnl_errors++;
 			zlog_warn("bgpd_fare: EE-1: kernel refused a throw route (%s, %u so far)",
-				  safe_strerror(-err->error), fi->ingress.rtnl_errors);
+				  safe_strerror(-err->error), fi->ingress->rtnl_errors);
 		}
 	}
-	event_add_read(bm->master, fare_rtnl_cmd_read, fi, fi->ingress.rtnl_cmd,
-		       &fi->ingress.t_rtnl_cmd);
+	event_add_read(bm->master, fare_rtnl_cmd_read, fi, fi->ingress->rtnl_cmd,
+		       &fi->ingress->t_rtnl_cmd);
 }
 
 static void fare_rtnl_send(struct fare_instance *fi)
@@ -339,13 +382,13 @@ static void fare_rtnl_send(struct fare_instance *fi)
 
 	if (!fare_rtnl_len)
 		return;
-	if (fi->ingress.rtnl_cmd >= 0)
+	if (fi->ingress->rtnl_cmd >= 0)
 		frr_with_privs (&bgpd_privs) {
-			n = sendto(fi->ingress.rtnl_cmd, fare_rtnl_buf, fare_rtnl_len, 0,
+			n = sendto(fi->ingress->rtnl_cmd, fare_rtnl_buf, fare_rtnl_len, 0,
 				   (struct sockaddr *)&snl, sizeof(snl));
 		}
 	if (n < 0) {
-		fi->ingress.rtnl_errors++;
+		fi->ingress->rtnl_errors++;
 		zlog_warn("bgpd_fare: EE-1: sending throw routes failed: %s", safe_strerror(errno));
 	}
 	fare_rtnl_len = 0;
@@ -417,26 +460,26 @@ bool fare_rtnl_open(struct fare_instance *fi)
 	};
 	struct sock_fprog prog = { .len = array_size(main_only), .filter = main_only };
 
-	if (fi->ingress.rtnl_events >= 0)
+	if (fi->ingress->rtnl_events >= 0)
 		return true;
-	fi->ingress.rtnl_events = fare_rtnl_socket(RTMGRP_LINK | RTMGRP_IPV4_ROUTE |
-						   RTMGRP_IPV6_ROUTE);
-	if (fi->ingress.rtnl_events >= 0 && setsockopt(fi->ingress.rtnl_events, SOL_SOCKET,
-						       SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
+	fi->ingress->rtnl_events = fare_rtnl_socket(RTMGRP_LINK | RTMGRP_IPV4_ROUTE |
+						    RTMGRP_IPV6_ROUTE);
+	if (fi->ingress->rtnl_events >= 0 && setsockopt(fi->ingress->rtnl_events, SOL_SOCKET,
+							SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
 		zlog_warn("bgpd_fare: EE-1: no filter on the route events (%s): all tables read",
 			  safe_strerror(errno));
-	fi->ingress.rtnl_cmd = fare_rtnl_socket(0);
-	if (fi->ingress.rtnl_events < 0 || fi->ingress.rtnl_cmd < 0 || !fare_rtnl_dump(fi, true)) {
+	fi->ingress->rtnl_cmd = fare_rtnl_socket(0);
+	if (fi->ingress->rtnl_events < 0 || fi->ingress->rtnl_cmd < 0 || !fare_rtnl_dump(fi, true)) {
 		flog_err(EC_LIB_SOCKET,
 			 "bgpd_fare: EE-1: no view of the main table (%s): ingress tables stay empty",
 			 safe_strerror(errno));
 		fare_rtnl_close(fi);
 		return false;
 	}
-	event_add_read(bm->master, fare_rtnl_events_read, fi, fi->ingress.rtnl_events,
-		       &fi->ingress.t_rtnl_events);
-	event_add_read(bm->master, fare_rtnl_cmd_read, fi, fi->ingress.rtnl_cmd,
-		       &fi->ingress.t_rtnl_cmd);
+	event_add_read(bm->master, fare_rtnl_events_read, fi, fi->ingress->rtnl_events,
+		       &fi->ingress->t_rtnl_events);
+	event_add_read(bm->master, fare_rtnl_cmd_read, fi, fi->ingress->rtnl_cmd,
+		       &fi->ingress->t_rtnl_cmd);
 	return true;
 }
 
@@ -444,13 +487,13 @@ bool fare_rtnl_open(struct fare_instance *fi)
 void fare_rtnl_close(struct fare_instance *fi)
 {
 	fare_rtnl_send(fi);
-	event_cancel(&fi->ingress.t_rtnl_events);
-	event_cancel(&fi->ingress.t_rtnl_cmd);
-	event_cancel(&fi->ingress.t_rtnl_resync);
-	if (fi->ingress.rtnl_events >= 0)
-		close(fi->ingress.rtnl_events);
-	if (fi->ingress.rtnl_cmd >= 0)
-		close(fi->ingress.rtnl_cmd);
-	fi->ingress.rtnl_events = fi->ingress.rtnl_cmd = -1;
+	event_cancel(&fi->ingress->t_rtnl_events);
+	event_cancel(&fi->ingress->t_rtnl_cmd);
+	event_cancel(&fi->ingress->t_rtnl_resync);
+	if (fi->ingress->rtnl_events >= 0)
+		close(fi->ingress->rtnl_events);
+	if (fi->ingress->rtnl_cmd >= 0)
+		close(fi->ingress->rtnl_cmd);
+	fi->ingress->rtnl_events = fi->ingress->rtnl_cmd = -1;
 	fare_ingress_main_forget(fi, false);
 }

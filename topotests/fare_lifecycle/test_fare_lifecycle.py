@@ -81,8 +81,7 @@ pytestmark = [pytest.mark.bgpd]
 
 PREFIX = "172.16.2.0/24"
 # types that belong to an instance: none may stay after `no router bgp`
-PER_INSTANCE = ["FARE instance", "FARE neighbor configuration", "FARE link hold-down",
-                "FARE neighbor state", "FARE Enhanced ECMP"]
+PER_INSTANCE = ["FARE instance", "FARE neighbor", "FARE Enhanced ECMP"]
 
 R1_BGP = """router bgp 65001
  bgp router-id 10.255.0.1
@@ -340,8 +339,8 @@ def test_unconfigure_frees_everything():
     r1.vtysh_cmd("configure terminal\nno router bgp 65001 vrf blue\n")
     assert wait_for(lambda: fare_memory(r1).get("FARE instance"), 1, count=20) == 1, fare_memory(r1)
     assert show_fare(r1, "blue", "fare") == {}, show_fare(r1, "blue", "fare")
-    # one neighbor setting (10.0.22.2) went with the instance
-    assert fare_memory(r1)["FARE neighbor configuration"] < before["FARE neighbor configuration"]
+    # one neighbor's record (10.0.22.2) went with the instance
+    assert fare_memory(r1)["FARE neighbor"] < before["FARE neighbor"]
     assert "vrf blue inactive" in r1.vtysh_cmd("show vrf")
 
     after_instance = settled_memory(r1)

@@ -66,8 +66,7 @@ VRF = "fare-blue"
 PREFIX = "172.16.2.0/24"
 VRF_IFS = ("r1-eth1", "r1-eth2")
 # the module's memory types that belong to an instance
-PER_INSTANCE = ["FARE instance", "FARE neighbor configuration", "FARE link hold-down",
-                "FARE neighbor state"]
+PER_INSTANCE = ["FARE instance", "FARE neighbor"]
 
 R1_VRF_BGP = """router bgp 65001 vrf {vrf}
  bgp router-id 10.255.1.1
@@ -247,10 +246,9 @@ def test_vrf_instance_deleted_and_back():
     assert got == 1, fare_memory(r1)
     assert vtysh_json(r1, "show bgp vrf {} fare json".format(VRF)) == {}
     mem = settled_memory(r1)
-    # the VRF instance's two neighbor settings (a record and its name each)
-    # and its two neighbors' state went with it
-    assert mem["FARE neighbor configuration"] == before["FARE neighbor configuration"] - 4, mem
-    assert mem.get("FARE neighbor state", 0) < before.get("FARE neighbor state", 0), mem
+    # the VRF instance's two neighbors' records (a record and its name
+    # each: settings, hold-down and state) went with it
+    assert mem["FARE neighbor"] == before["FARE neighbor"] - 4, mem
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
 
     r1.vtysh_cmd("configure terminal\n" + R1_VRF_BGP)
@@ -290,10 +288,9 @@ def test_vrf_goes_away_and_comes_back():
     exp = {"r1-eth1": 3, "r1-eth2": 1}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
     assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (1, 100)}
-    # the same counts, and now a hold-down record (and its name) for each of
-    # the two neighbors whose session went down with the VRF (WP-7)
+    # the same counts: the hold-down of the two neighbors whose session
+    # went down with the VRF (WP-7) is in their records
     exp = dict(before)
-    exp["FARE link hold-down"] = before.get("FARE link hold-down", 0) + 4
     got = wait_for(lambda: settled_memory(r1), exp, count=10)
     assert got == exp, (got, exp)
 

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: Enhanced ECMP egress grouping (EE-2, EE-3, EE-4), the
+ * feature of bgp_fare_ecmp.c (state, configuration, EE-4's restriction
+ * of a prefix's weights, registered as fare_ecmp_feature) and
+ * bgp_fare_ecmp_vty.c (its commands and show).
+ */
+#ifndef _BGP_FARE_ECMP_H
+#define _BGP_FARE_ECMP_H
+
+#include "bgpd/fare/bgp_fare.h"
+
+struct fare_ecmp_peer_sg;
+
+/* Enhanced ECMP of one BGP instance (EE-2, EE-3, EE-4) */
+struct fare_ecmp_state {
+	uint8_t subtype;	   /* EE-3 GroupID sub-type */
+	struct list *egress;	   /* struct fare_ecmp_egress, by group */
+	uint32_t subgroup_size;	   /* EE-2 by size, 0: off */
+	struct list *members;	   /* struct fare_ecmp_member: explicit */
+	struct list *pins;	   /* struct fare_ecmp_pin: operator's map */
+	struct fare_ecmp_map *map; /* EE-4 remote group -> sub-group */
+	uint64_t layout_generation;
+	char **uplinks; /* sorted interface names */
+	uint32_t *uplink_subgroup;
+	size_t n_uplinks;
+	struct fare_ecmp_peer_sg *peer_sg; /* by peer address */
+	size_t n_peer_sg;
+	uint32_t n_subgroups;
+	struct event *t_sweep;
+};
+
+extern const struct fare_feature fare_ecmp_feature;
+
+extern uint8_t fare_ecmp_groupid_subtype(const struct fare_instance *fi);
+extern bool fare_ecmp_display_groupid_subtype(uint8_t subtype);
+extern void fare_ecmp_subtype_set(struct fare_instance *fi, uint8_t subtype);
+extern void fare_ecmp_subgroup_size_set(struct fare_instance *fi, uint32_t size);
+extern void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *plist,
+				 bool set);
+extern void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t subgroup);
+extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup);
+extern bool fare_ecmp_ingress_enabled(const struct fare_instance *fi);
+extern void fare_ecmp_subgroups_changed(struct fare_instance *fi);
+extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *name);
+extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
+extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
+				    struct fare_groupid *gid);
+extern void fare_ecmp_layout_update(struct fare_instance *fi);
+extern uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key);
+extern void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi);
+
+/* bgp_fare_ecmp_vty.c */
+extern void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json);
+extern void fare_ecmp_vty_init(void);
+
+#endif /* _BGP_FARE_ECMP_H */

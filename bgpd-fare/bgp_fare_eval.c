@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: the per-prefix rules and their results. Reads the Path
+ * Bandwidth communities of a prefix's paths, tells fresh values from
+ * stale ones (FARE-7), gathers the paths' links and groups, lets the core
+ * compute weights and what to advertise, keeps the result per prefix,
+ * and gives zebra the weights (FARE-4, WP-3). The features take part
+ * through their table (struct fare_feature): Enhanced ECMP gives the
+ * core the sub-group the weights are restricted to (EE-4, before the
+ * computation) and notes what the core did with it (after), ingress
+ * grouping follows the weights (EE-1).
+ * Calls down into bgp_fare_instance.c and bgp_fare_peer.c only.
+ */
+#include <zebra.h>
+
+#include "filter.h"
+#include "jhash.h"
+#include "memory.h"
+#include "plist.h"
+#include "prefix.h"
+#include "routemap.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_aspath.h"
+#include "bgpd/bgp_attr.h"
+#include "bgpd/bgp_ecommunity.h"
+#include "bgpd/bgp_filter.h"
+#include "bgpd/bgp_fsm.h"
+#include "bgpd/bgp_mpath.h"
+#include "bgpd/bgp_nexthop.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+#include "bgpd/bgp_zebra.h"
+
+#include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_compat.h"
+#include "bgpd/fare/bgp_fare_eval.h"
+
+DEFINE_MTYPE_STATIC(FARE, FARE_RESULT_CACHE, "FARE per-prefix results");
+
+/* ------------------------------------------------------------------ */
+/* Reading Path Bandwidth communities of a path                         */
+/* ------------------------------------------------------------------ */
+
+static void fare_log_bad(struct peer *peer, const struct bgp_dest *dest, const char *what,
+			 const char *detail)
+{
+	static time_t window;
+	static unsigned int in_window;
+	time_t now = monotime(NULL);
+
+	/* Counted always; logged at most 10 times a minute. */
+	if (now - window >= 60) {
+		window = now;
+		in_window = 0;
+	}
+	if (in_window++ < 10)
+		zlog_warn("FARE: %pBP: %pBD: %s%s%s%s", peer, dest, what, detail ? " (" : "",
+			  detail ? detail : "", detail ? ")" : "");
+}
+
+/* Global Administrators of the usable values of one type on a path */
+struct fare_ga_set {
+	size_t n;
+	uint16_t as[4];
+};
+
+/* Read the Path Bandwidth of one type (transitive or not) from attr. */
+static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transitive,
+			   enum fare_pb_state *state, double *bw, struct fare_ga_set *gas,
+			   struct peer *peer, const struct bgp_dest *dest, struct fare_counters *cnt)
+{
+	struct ecommunity *ecom = bgp_attr_get_ecommunity(attr);
+	struct fare_pathbw pb;
+	bool found = false, invalid = false, conflict = false;
+	float value = 0;
+	uint32_t i;
+
+	*state = FARE_PB_ABSENT;
+	*bw = 0;
+	if (!ecom || ecom->unit_size != FARE_ECOMM_SIZE)
+		return;
+
+	for (i = 0; i < ecom->size; i++) {
+		const uint8_t *val = ecom->val + i * ecom->unit_size;
+
+		if (!fare_pathbw_decode(val, subtype, &pb) || pb.transitive != transitive)
+			continue;
+		if (cnt)
+			cnt->value_class[pb.class]++;
+		if (!fare_bw_class_usable(pb.class)) {
+			invalid = true;
+			if (cnt)
+				fare_log_bad(peer, dest,
+					     transitive ? "transitive Path Bandwidth ignored"
+							: "non-transitive Path Bandwidth ignored",
+					     fare_bw_class_name(pb.class));
+			continue;
+		}
+		if (gas->n < array_size(gas->as))
+			gas->as[gas->n++] = pb.as;
+		if (!found) {
+			found = true;
+			value = pb.bytes_per_sec;
+		} else if (pb.bytes_per_sec == value) {
+			if (cnt)
+				cnt->duplicate++;
+		} else {
+			conflict = true;
+		}
+	}
+
+	if (conflict) {
+		*state = FARE_PB_CONFLICT;
+		if (cnt) {
+			cnt->conflicting++;
+			fare_log_bad(peer, dest, "conflicting Path Bandwidth values ignored", NULL);
+		}
+	} else if (found) {
+		/* A usable value next to an unusable one: the usable one. */
+		*state = FARE_PB_PRESENT;
+		*bw = fare_bw_wire_value(value);
+	} else if (invalid) {
+		*state = FARE_PB_INVALID;
+	}
+}
+
+
+/* Whether a Path Bandwidth's Global Administrator stands for `as`: its
+ * value modulo 2^16 (FARE-1), so 4-octet writers stay apart.
+ */
+static bool fare_ga_is(uint16_t ga, as_t as)
+{
+	return ga == fare_pathbw_ga(as);
+}
+
+/* The n-th distinct AS (0: the first) of the AS_SEQUENCE segments of an
+ * AS_PATH, prepends counted once; 0 when there is none.
+ */
+static as_t fare_aspath_nth_as(const struct aspath *aspath, unsigned int nth)
+{
+	const struct assegment *seg;
+	as_t last = 0;
+	unsigned int i;
+
+	for (seg = aspath ? aspath->segments : NULL; seg; seg = seg->next) {
+		if (seg->type != AS_SEQUENCE)
+			continue;
+		for (i = 0; i < seg->length; i++) {
+			if (seg->as[i] == last)
+				continue;
+			last = seg->as[i];
+			if (nth-- == 0)
+				return last;
+		}
+	}
+	return 0;
+}
+
+/* The next hop of a path is the neighbor it came from (not a third-party
+ * next hop passed on unchanged); when it cannot be told, it is.
+ */
+static bool fare_nexthop_is_neighbor(const struct bgp_path_info *pi)
+{
+	const struct attr *attr = pi->attr;
+	const union sockunion *su = &pi->peer->connection->su;
+
+	if (attr->mp_nexthop_len == BGP_ATTR_NHLEN_IPV6_GLOBAL ||
+	    attr->mp_nexthop_len == BGP_ATTR_NHLEN_IPV6_GLOBAL_AND_LL) {
+		if (IN6_IS_ADDR_LINKLOCAL(&attr->mp_nexthop_global) || su->sa.sa_family != AF_INET6)
+			return true;
+		return IPV6_ADDR_SAME(&attr->mp_nexthop_global, &su->sin6.sin6_addr);
+	}
+	if (attr->mp_nexthop_len == BGP_ATTR_NHLEN_IPV4 ||
+	    CHECK_FLAG(attr->flag, ATTR_FLAG_BIT(BGP_ATTR_NEXT_HOP))) {
+		if (su->sa.sa_family != AF_INET)
+			return true;
+		return attr->nexthop.s_addr == su->sin.sin_addr.s_addr;
+	}
+	return true;
+}
+
+/* FARE-7 freshness: a transitive value describes the links behind the
+ * router that last wrote it. It is fresh when that router is the
+ * neighbor the path came from (its AS modulo 2^16, FARE-1); for a
+ * super-spine neighbor, which passes it on by design (FARE-8/9), the
+ * spine behind it (the second AS of the path). An iBGP neighbor writes
+ * our AS; a path with a third-party next hop (passed on by a router that
+ * did not put itself in the forwarding path, item 4 of the rules in the
+ * user guide) keeps the value of the router it points to, somewhere on
+ * its AS_PATH. Anything else crossed a router without FARE.
+ */
+static bool fare_pb_fresh_one(uint16_t ga, const struct bgp_path_info *pi, bool from_super_spine)
+{
+	struct peer *peer = pi->peer;
+	const struct aspath *aspath = pi->attr->aspath;
+	as_t first = fare_aspath_nth_as(aspath, 0);
+	unsigned int i;
+	as_t as;
+
+	if (from_super_spine) {
+		as = fare_aspath_nth_as(aspath, 1);
+		return as && fare_ga_is(ga, as);
+	}
+	if (peer->sort == BGP_PEER_EBGP || peer->sort == BGP_PEER_CONFED) {
+		if (fare_ga_is(ga, peer->as) || (first && fare_ga_is(ga, first)))
+			return true;
+	} else if (fare_ga_is(ga, peer->bgp->as) || (first && fare_ga_is(ga, first))) {
+		return true;
+	}
+	if (fare_nexthop_is_neighbor(pi))
+		return false;
+	for (i = 1; (as = fare_aspath_nth_as(aspath, i)) != 0; i++)
+		if (fare_ga_is(ga, as))
+			return true;
+	return false;
+}
+
+/* Duplicates that agree on the value may differ in who wrote them: fresh
+ * when one of them is.
+ */
+static bool fare_pb_fresh(const struct fare_ga_set *gas, const struct bgp_path_info *pi,
+			  bool from_super_spine)
+{
+	size_t i;
+
+	for (i = 0; i < gas->n; i++)
+		if (fare_pb_fresh_one(gas->as[i], pi, from_super_spine))
+			return true;
+	return false;
+}
+
+/* Same next hop address (zebra installs it once). */
+static bool fare_same_nexthop(const struct attr *a, const struct attr *b)
+{
+	if (a->mp_nexthop_len != b->mp_nexthop_len)
+		return false;
+	if (a->mp_nexthop_len >= BGP_ATTR_NHLEN_IPV6_GLOBAL)
+		return IPV6_ADDR_SAME(&a->mp_nexthop_global, &b->mp_nexthop_global) &&
+		       (a->mp_nexthop_len != BGP_ATTR_NHLEN_IPV6_GLOBAL_AND_LL ||
+			IPV6_ADDR_SAME(&a->mp_nexthop_local, &b->mp_nexthop_local));
+	return a->nexthop.s_addr == b->nexthop.s_addr;
+}
+
+/* The hop a resolved next hop ends on, when zebra reaches it through
+ * another route (recursive): that route's only gateway; NULL for a
+ * connected next hop.
+ */
+static const struct nexthop *fare_resolved_gateway(const struct bgp_path_info *pi)
+{
+	const struct bgp_nexthop_cache *bnc = pi->nexthop;
+
+	if (!bnc || bnc->nexthop_num != 1 || !bnc->nexthop ||
+	    CHECK_FLAG(bnc->flags, BGP_NEXTHOP_CONNECTED))
+		return NULL;
+	switch (bnc->nexthop->type) {
+	case NEXTHOP_TYPE_IPV4:
+	case NEXTHOP_TYPE_IPV4_IFINDEX:
+	case NEXTHOP_TYPE_IPV6:
+	case NEXTHOP_TYPE_IPV6_IFINDEX:
+		return bnc->nexthop;
+	case NEXTHOP_TYPE_IFINDEX:
+	case NEXTHOP_TYPE_BLACKHOLE:
+		break;
+	}
+	return NULL;
+}
+
+/* Zebra copies a route's weight onto every hop its next hop resolves
+ * to, and installs a hop once: weights stay exact only when each path's
+ * next hop ends on one hop of its own.
+ */
+static bool fare_nexthop_inexact(struct fare_prefix *fp, size_t i)
+{
+	const struct bgp_path_info *pi = fp->paths[i];
+	const struct nexthop *gw = fare_resolved_gateway(pi), *gw2;
+	size_t j;
+
+	if (pi->nexthop && pi->nexthop->nexthop_num > 1)
+		return true;
+	if (!gw)
+		return false;
+	for (j = 0; j < i; j++) {
+		if (fp->in[j].nexthop_group && fp->in[j].nexthop_group == fp->in[i].nexthop_group)
+			continue; /* the same BGP next hop: counted once anyway */
+		gw2 = fare_resolved_gateway(fp->paths[j]);
+		if (gw2 && gw2->ifindex == gw->ifindex && gw2->type == gw->type &&
+		    !memcmp(&gw2->gate, &gw->gate, sizeof(gw->gate)))
+			return true;
+	}
+	return false;
+}
+
+/* Paths from one neighbor router over two or more sessions (parallel
+ * links) form a neighbor group: the index + 1 of its first path.
+ */
+static void fare_group_neighbors(struct fare_prefix *fp)
+{
+	size_t i, j, first;
+	bool parallel;
+
+	for (i = 0; i < fp->n; i++) {
+		struct peer *peer = fp->paths[i]->peer;
+
+		if (fp->in[i].neighbor_group || !peer->remote_id.s_addr)
+			continue;
+		first = i;
+		parallel = false;
+		for (j = i + 1; j < fp->n; j++)
+			if (fp->paths[j]->peer->remote_id.s_addr == peer->remote_id.s_addr &&
+			    fp->paths[j]->peer != peer)
+				parallel = true;
+		if (!parallel)
+			continue;
+		for (j = first; j < fp->n; j++)
+			if (fp->paths[j]->peer->remote_id.s_addr == peer->remote_id.s_addr)
+				fp->in[j].neighbor_group = first + 1;
+	}
+}
+
+/* Gather best + multipaths in the order bgpd hands them to zebra, and let
+ * the core compute weights and what to advertise.
+ */
+static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_dest *dest,
+					 struct bgp_path_info *best, struct fare_prefix *fp,
+					 bool count)
+{
+	struct fare_prefix_params params = {
+		.mode = fi->mode,
+		.role = fi->role,
+		.lower_transitive = fi->lower_transitive,
+		.limits = { .max_weight = fare_max_weight(fi), .max_members = fi->max_members },
+	};
+	struct fare_counters *cnt = count ? &fi->counters : NULL;
+	struct bgp_path_info *pi;
+	size_t j;
+
+	fp->n = 0;
+	fp->multihoming = fare_multihoming_factor(fi, bgp_dest_get_prefix(dest));
+	params.multihoming = fp->multihoming;
+
+	for (pi = best; pi && fp->n < MULTIPATH_NUM; pi = bgp_path_info_mpath_next(pi)) {
+		struct fare_path_in *in = &fp->in[fp->n];
+		struct peer *peer = pi->peer;
+		struct fare_ga_set gas = {}, gas_nt = {};
+
+		memset(in, 0, sizeof(*in));
+		fp->paths[fp->n] = pi;
+		fp->stale_as[fp->n] = 0;
+		in->link_bw = fare_peer_link_bw(fi, peer, &fp->link_source[fp->n],
+						&fp->link_held[fp->n]);
+		in->held_down = fare_peer_recovering(fi, peer);
+		in->from_super_spine = fare_peer_flag(fi, peer, FARE_PEER_SUPER_SPINE);
+		fare_attr_read(pi->attr, fi->subtype, true, &in->t_state, &in->t_bw, &gas, peer,
+			       dest, cnt);
+		fare_attr_read(pi->attr, fi->subtype, false, &in->nt_state, &in->nt_bw, &gas_nt,
+			       peer, dest, cnt);
+		/* FARE-7: passed on by a router without FARE */
+		if (in->t_state == FARE_PB_PRESENT &&
+		    !fare_pb_fresh(&gas, pi, in->from_super_spine)) {
+			in->t_state = FARE_PB_STALE;
+			fp->stale_as[fp->n] = gas.as[0];
+			if (count) {
+				fi->counters.stale++;
+				fare_log_bad(peer, dest, "stale Path Bandwidth ignored",
+					     "not written by this neighbor");
+			}
+		}
+		/* FARE-11: ignored inbound from a boundary peer */
+		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY)) {
+			in->ignored = true;
+			if (count)
+				fi->counters.ignored_boundary++;
+		}
+		/* Paths sharing a session (add-path) share its link; paths
+		 * to one next hop are one forwarding entry.
+		 */
+		for (j = 0; j < fp->n; j++) {
+			if (fp->paths[j]->peer == peer && !in->link_group) {
+				if (!fp->in[j].link_group)
+					fp->in[j].link_group = j + 1;
+				in->link_group = fp->in[j].link_group;
+			}
+			if (!in->nexthop_group && fare_same_nexthop(fp->paths[j]->attr, pi->attr) &&
+			    (fp->paths[j]->peer == peer ||
+			     !IN6_IS_ADDR_LINKLOCAL(&pi->attr->mp_nexthop_global))) {
+				if (!fp->in[j].nexthop_group)
+					fp->in[j].nexthop_group = j + 1;
+				in->nexthop_group = fp->in[j].nexthop_group;
+			}
+		}
+		fp->n++;
+	}
+	/* Draft mode: parallel links (sessions) to one neighbor router,
+	 * told by its BGP identifier, count together (FARE-4 per neighbor).
+	 */
+	if (fi->mode == FARE_MODE_DRAFT && !fi->per_session)
+		fare_group_neighbors(fp);
+	/* Recursive next hops (FARE-4 needs the link a path leaves on) */
+	for (j = 0; j < fp->n; j++)
+		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
+
+	/* the features' part (EE-4: the remote group's sub-group only) */
+	params.subgroup = fare_features_prefix_restrict(fi, best, fp);
+	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
+	fare_features_prefix_evaluated(fi, best, fp);
+}
+
+void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
+			      struct bgp_path_info *best, struct fare_prefix *fp)
+{
+	fare_prefix_compute_internal(fi, dest, best, fp, false);
+}
+
+/* The per-prefix rules run once per change of a prefix's paths (or of
+ * fare_generation); zebra and every update-group the prefix goes to use
+ * that one result. Results are kept direct-mapped by destination: the
+ * memory is bounded (a result is wanted right after bgpd selected the
+ * prefix's paths, when zebra and the update-groups hear of it), and a
+ * result never outlives the paths it came from: bgpd's next selection
+ * of the destination drops it (bgp_route_selected, patch 0010).
+ */
+#define FARE_RESULT_SLOTS 4096 /* a power of 2 */
+
+static struct fare_result *fare_results;
+static struct fare_result fare_result_uncached; /* weights in fare_scratch */
+static struct fare_prefix fare_scratch;
+
+static struct fare_result *fare_result_slot(const struct bgp_dest *dest)
+{
+	uintptr_t key = (uintptr_t)dest;
+
+	return &fare_results[jhash(&key, sizeof(key), 0x46415245) & (FARE_RESULT_SLOTS - 1)];
+}
+
+/* bgpd selected the destination's paths anew: its result is out of date */
+void fare_result_forget(const struct bgp_dest *dest)
+{
+	struct fare_result *res;
+
+	if (!fare_results)
+		return;
+	res = fare_result_slot(dest);
+	if (res->dest == dest)
+		res->dest = NULL;
+}
+
+uint32_t fare_result_weight(const struct fare_result *res, size_t i)
+{
+	return res->n <= FARE_RESULT_PATHS ? res->weights[i] : fare_scratch.weights[i];
+}
+
+/* The result for best and its multipaths, computed now or earlier; valid
+ * until the next call. Received values are counted and logged when they
+ * are read, once per change.
+ */
+struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *dest,
+				    struct bgp_path_info *best)
+{
+	struct fare_prefix *fp = &fare_scratch;
+	struct fare_result *res;
+	size_t i;
+
+	if (!fare_results)
+		fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE,
+				       FARE_RESULT_SLOTS * sizeof(*fare_results));
+	res = fare_result_slot(dest);
+	if (res->dest == dest && res->best == best && res->generation == fare_generation_now())
+		return res;
+
+	fare_prefix_compute_internal(fi, dest, best, fp, true);
+	if (fp->n > FARE_RESULT_PATHS)
+		res = &fare_result_uncached;
+	res->dest = dest;
+	res->best = best;
+	res->generation = fare_generation_now();
+	res->n = fp->n;
+	res->wcmp = fp->out.wcmp;
+	res->weighted = fp->out.wcmp || fp->ee.applied;
+	res->reason = fp->out.reason;
+	res->dropped = fp->out.dropped;
+	res->t_action = fp->out.t_action;
+	res->t_value = fp->out.t_value;
+	res->nt_attach = fp->out.nt_attach;
+	res->nt_value = fp->out.nt_value;
+	res->kept_present = fp->n && fp->in[0].t_state == FARE_PB_PRESENT;
+	res->kept_bw = fp->n ? fp->in[0].t_bw : 0;
+	res->n_out = -1;
+	if (res != &fare_result_uncached)
+		for (i = 0; i < fp->n; i++)
+			res->weights[i] = fp->weights[i];
+	return res;
+}
+
+/* WP-2: whether bgpd would send the route to the peer as far as its
+ * outbound policy goes: distribute-list, prefix-list, filter-list and
+ * route-map out (the route-map applied to a scratch copy of the attribute).
+ */
+static bool fare_peer_policy_permits(struct peer *peer, struct bgp_dest *dest,
+				     struct bgp_path_info *best, afi_t afi)
+{
+	struct bgp_filter *filter = &peer->filter[afi][SAFI_UNICAST];
+	const struct prefix *p = bgp_dest_get_prefix(dest);
+	struct bgp_path_info rmap_path;
+	struct bgp_path_info_extra rmap_path_extra;
+	struct attr scratch;
+	route_map_result_t ret;
+
+	if (DISTRIBUTE_OUT_NAME(filter) &&
+	    access_list_apply(DISTRIBUTE_OUT(filter), p) == FILTER_DENY)
+		return false;
+	if (PREFIX_LIST_OUT_NAME(filter) &&
+	    prefix_list_apply(PREFIX_LIST_OUT(filter), p) == PREFIX_DENY)
+		return false;
+	if (FILTER_LIST_OUT_NAME(filter) &&
+	    as_list_apply(FILTER_LIST_OUT(filter), best->attr->aspath) == AS_FILTER_DENY)
+		return false;
+	if (!ROUTE_MAP_OUT_NAME(filter))
+		return true;
+	if (!ROUTE_MAP_OUT(filter))
+		return false; /* named but not defined: bgpd denies */
+	scratch = *best->attr;
+	prep_for_rmap_apply(&rmap_path, &rmap_path_extra, dest, best, peer, best->peer, &scratch);
+	SET_FLAG(peer->rmap_type, PEER_RMAP_TYPE_OUT);
+	ret = route_map_apply(ROUTE_MAP_OUT(filter), p, &rmap_path);
+	peer->rmap_type = 0;
+	bgp_attr_flush(&scratch);
+	return ret != RMAP_DENYMATCH;
+}
+
+/* WP-2: iBGP split horizon: a route learned over iBGP goes to another
+ * iBGP peer only when this router reflects it (either is a client).
+ */
+static bool fare_ibgp_split_horizon(const struct peer *from, const struct peer *peer, afi_t afi)
+{
+	return from->sort == BGP_PEER_IBGP && peer->sort == BGP_PEER_IBGP &&
+	       !CHECK_FLAG(from->af_flags[afi][SAFI_UNICAST], PEER_FLAG_REFLECTOR_CLIENT) &&
+	       !CHECK_FLAG(peer->af_flags[afi][SAFI_UNICAST], PEER_FLAG_REFLECTOR_CLIENT);
+}
+
+/* WP-2: N, the interfaces a route is advertised on, excluding those it was
+ * received on: established sessions of the address family over a link of
+ * this router, not the sources of its equal-cost paths, not boundary
+ * peers, not peers that would drop it (their AS is in the path), and not
+ * peers bgpd does not send it to (outbound policy, iBGP split horizon).
+ */
+unsigned int fare_eligible_outgoing_best(struct fare_instance *fi, struct bgp_dest *dest,
+					 struct bgp_path_info *best, afi_t afi)
+{
+	struct aspath *aspath = best ? best->attr->aspath : NULL;
+	const struct bgp_path_info *pi;
+	struct listnode *node;
+	struct peer *peer;
+	unsigned int n_out = 0;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer)) {
+		if (!peer_established(peer->connection) || !peer->afc_nego[afi][SAFI_UNICAST])
+			continue;
+		if (!fare_peer_on_link(peer))
+			continue;
+		for (pi = best; pi; pi = bgp_path_info_mpath_next((struct bgp_path_info *)pi))
+			if (pi->peer == peer)
+				break;
+		if (pi)
+			continue;
+		if (fare_peer_flag(fi, peer, FARE_PEER_BOUNDARY))
+			continue;
+		if (aspath && aspath_loop_check(aspath, peer->as) > 0)
+			continue;
+		if (best && fare_ibgp_split_horizon(best->peer, peer, afi))
+			continue;
+		if (best && !fare_peer_policy_permits(peer, dest, best, afi))
+			continue;
+		n_out++;
+	}
+	return n_out;
+}
+
+unsigned int fare_eligible_outgoing(struct fare_instance *fi, struct bgp_dest *dest,
+				    const struct fare_prefix *fp, afi_t afi)
+{
+	return fare_eligible_outgoing_best(fi, dest, fp->n ? fp->paths[0] : NULL, afi);
+}
+
+/* The weights zebra has for the n paths from best: FARE's (EE-4 applied),
+ * or all 1 for plain ECMP (EE-1 apportions ingress ports by them).
+ */
+void fare_installed_weights(struct fare_instance *fi, struct bgp_dest *dest,
+			    struct bgp_path_info *best, uint32_t *weights, size_t n)
+{
+	struct fare_result *res = fare_result_get(fi, dest, best);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		weights[i] = res->weighted && i < res->n ? fare_result_weight(res, i) : 1;
+}
+
+/* Whether FARE looks at a route for zebra: FARE on, IPv4 or IPv6 unicast,
+ * not originated here; else bgpd weights it alone.
+ */
+static bool fare_route_weighable(struct fare_instance *fi, struct bgp_dest *dest,
+				 struct bgp_path_info *best)
+{
+	struct bgp_table *table = bgp_dest_table(dest);
+
+	return fi && fi->enabled && best && fare_afi_safi(table->afi, table->safi) &&
+	       !fare_route_is_local(fi->bgp, best);
+}
+
+/* Whether FARE's weights of a route it looks at are installed: it weighs
+ * it (Path Bandwidth, FARE-7, or an Enhanced ECMP sub-group, EE-4) and
+ * bgpd takes that many paths.
+ */
+static bool fare_weights_installed(bool weighted, size_t n, size_t max)
+{
+	return weighted && n <= max;
+}
+
+/* Who sets the weights bgpd sends zebra for a route whose FARE view is fp
+ * (doc/user/fare.rst, "FARE next to FRR's own weighted ECMP"): FARE where
+ * it weighs the route, else FRR's own weighted ECMP, by link bandwidth,
+ * next-next-hop node count or the underlay's weight, else none (equal).
+ */
+enum fare_weight_source fare_weight_source(struct fare_instance *fi, struct bgp_dest *dest,
+					   struct bgp_path_info *best, const struct fare_prefix *fp)
+{
+	if (fare_route_weighable(fi, dest, best) &&
+	    fare_weights_installed(fp->out.wcmp || fp->ee.applied, fp->n, MULTIPATH_NUM))
+		return fp->out.wcmp ? FARE_WSRC_FARE : FARE_WSRC_FARE_SUBGROUP;
+	switch (fare_frr_wecmp(fi->bgp, dest, best)) {
+	case FARE_FRR_WECMP_LINK_BW:
+		return FARE_WSRC_FRR_LINK_BW;
+	case FARE_FRR_WECMP_NNHN:
+		return FARE_WSRC_FRR_NNHN;
+	case FARE_FRR_WECMP_UNDERLAY:
+		return FARE_WSRC_FRR_UNDERLAY;
+	case FARE_FRR_WECMP_NONE:
+		break;
+	}
+	return FARE_WSRC_EQUAL;
+}
+
+const char *fare_weight_source_str(enum fare_weight_source src)
+{
+	switch (src) {
+	case FARE_WSRC_FARE:
+		return "fare";
+	case FARE_WSRC_FARE_SUBGROUP:
+		return "fare-ecmp-subgroup";
+	case FARE_WSRC_FRR_LINK_BW:
+		return "frr-link-bandwidth";
+	case FARE_WSRC_FRR_NNHN:
+		return "frr-nnhn";
+	case FARE_WSRC_FRR_UNDERLAY:
+		return "frr-underlay-weight";
+	case FARE_WSRC_EQUAL:
+		break;
+	}
+	return "equal";
+}
+
+/* FARE-7/WP-3: weights of a route's nexthops for zebra. Where FARE does
+ * not weigh the route (FARE off, no Path Bandwidth on every path, ...),
+ * it sets none and bgpd's own weighted ECMP applies (fare_weight_source()).
+ */
+int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest, struct bgp_path_info *best,
+			       uint64_t *weights, unsigned int max)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+	struct fare_result *res;
+	enum fare_frr_wecmp frr;
+	size_t i;
+	int ret = 0;
+
+	if (!fare_route_weighable(fi, dest, best))
+		return 0;
+	/* bgpd's contract: an earlier module that weighted the route wins */
+	for (i = 0; i < max; i++)
+		if (weights[i])
+			return 0;
+
+	res = fare_result_get(fi, dest, best);
+	/* FARE's weights, over the remote group's sub-group only where
+	 * Enhanced ECMP applies (EE-4)
+	 */
+	if (fare_weights_installed(res->weighted, res->n, max)) {
+		for (i = 0; i < res->n; i++)
+			weights[i] = fare_result_weight(res, i);
+		ret = 1;
+	}
+	fare_features_dest_changed(fi, dest); /* EE-1 */
+	/* no weight set: FRR's own weighted ECMP, if any, weighs the route */
+	frr = ret ? FARE_FRR_WECMP_NONE : fare_frr_wecmp(bgp, dest, best);
+	if (res->wcmp && ret) {
+		fi->counters.wcmp_routes++;
+		fi->counters.dropped_paths += res->dropped;
+	} else if (frr != FARE_FRR_WECMP_NONE) {
+		fi->counters.frr_weighted_routes++;
+	} else {
+		fi->counters.ecmp_routes++;
+	}
+
+	if (FARE_DEBUG) {
+		char wbuf[256] = "";
+		size_t len = 0;
+
+		for (i = 0; i < res->n && len < sizeof(wbuf) - 12; i++)
+			len += snprintf(wbuf + len, sizeof(wbuf) - len, "%s%" PRIu64, i ? ":" : "",
+					weights[i]);
+		if (!ret)
+			strlcpy(wbuf, frr != FARE_FRR_WECMP_NONE ? "FRR's own" : "ECMP",
+				sizeof(wbuf));
+		zlog_debug("FARE: %pBD: %u path(s), %s, weights %s", dest, res->n,
+			   fare_reason_str(res->reason), wbuf);
+	}
+	return ret;
+}
+
+void fare_eval_fini(void)
+{
+	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: the record of each BGP instance FARE is configured in, the
+ * features registered with the module, the deferred re-evaluation of an
+ * instance's routes, and the walk of its unicast tables. Calls down into
+ * bgp_fare_peer.c only (and into the features through their tables).
+ */
+#include <zebra.h>
+
+#include "jhash.h"
+#include "linklist.h"
+#include "memory.h"
+#include "plist.h"
+#include "prefix.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_ecommunity.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+#include "bgpd/bgp_updgrp.h"
+
+#include "bgpd/fare/bgp_fare.h"
+
+DEFINE_MGROUP(FARE, "bgpd FARE");
+DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
+DEFINE_MTYPE_STATIC(FARE, FARE_MULTIHOMING, "FARE multihoming prefix-list");
+
+uint32_t fare_zebra_weight_max;
+unsigned long fare_debug;
+
+static struct fare_instances_head fare_instances;
+
+/* ------------------------------------------------------------------ */
+/* Features                                                             */
+/* ------------------------------------------------------------------ */
+
+#define FARE_FEATURES_MAX 8
+
+static const struct fare_feature *fare_features[FARE_FEATURES_MAX];
+static size_t fare_n_features;
+
+void fare_feature_register(const struct fare_feature *feature)
+{
+	assert(fare_n_features < FARE_FEATURES_MAX);
+	fare_features[fare_n_features++] = feature;
+}
+
+#define FARE_FEATURES_CALL(op, ...)                                                                \
+	do {                                                                                       \
+		size_t i_;                                                                         \
+		for (i_ = 0; i_ < fare_n_features; i_++)                                           \
+			if (fare_features[i_]->op)                                                 \
+				fare_features[i_]->op(__VA_ARGS__);                                \
+	} while (0)
+
+const bool *fare_features_prefix_restrict(struct fare_instance *fi, struct bgp_path_info *best,
+					  struct fare_prefix *fp)
+{
+	const bool *restrict_to = NULL;
+	size_t i;
+
+	for (i = 0; i < fare_n_features && !restrict_to; i++)
+		if (fare_features[i]->prefix_restrict)
+			restrict_to = fare_features[i]->prefix_restrict(fi, best, fp);
+	return restrict_to;
+}
+
+void fare_features_prefix_evaluated(struct fare_instance *fi, struct bgp_path_info *best,
+				    struct fare_prefix *fp)
+{
+	FARE_FEATURES_CALL(prefix_evaluated, fi, best, fp);
+}
+
+void fare_features_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest)
+{
+	FARE_FEATURES_CALL(dest_changed, fi, dest);
+}
+
+void fare_features_peer_up(struct fare_instance *fi, struct peer *peer)
+{
+	FARE_FEATURES_CALL(peer_up, fi, peer);
+}
+
+void fare_features_config_write(struct vty *vty, struct fare_instance *fi)
+{
+	FARE_FEATURES_CALL(config_write, vty, fi);
+}
+
+/* ------------------------------------------------------------------ */
+/* Instances                                                            */
+/* ------------------------------------------------------------------ */
+
+void fare_instance_module_init(void)
+{
+	fare_instances_init(&fare_instances);
+}
+
+struct fare_instances_head *fare_instances_head(void)
+{
+	return &fare_instances;
+}
+
+size_t fare_instance_count(void)
+{
+	return fare_instances_count(&fare_instances);
+}
+
+struct fare_instance *fare_instance_find(const struct bgp *bgp)
+{
+	struct fare_instance key = { .bgp = (struct bgp *)bgp };
+
+	return fare_instances_find(&fare_instances, &key);
+}
+
+static void fare_multihoming_free(void *arg)
+{
+	struct fare_multihoming *mh = arg;
+
+	XFREE(MTYPE_FARE_MULTIHOMING, mh->plist);
+	XFREE(MTYPE_FARE_MULTIHOMING, mh);
+}
+
+struct fare_instance *fare_instance_get(struct bgp *bgp)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		return fi;
+
+	fi = XCALLOC(MTYPE_FARE_INSTANCE, sizeof(*fi));
+	fi->bgp = bgp;
+	fi->originate_bw = FARE_PATHBW_MAX_BYTES_PER_SEC;
+	fi->role = FARE_ROLE_NODE;
+	fi->subtype = FARE_PATHBW_SUBTYPE_DEFAULT;
+	fi->max_members = FARE_MAX_MEMBERS_DEFAULT;
+	fi->max_weight = FARE_MAX_WEIGHT;
+	fi->mode = FARE_MODE_DRAFT;
+	fi->hold_down = FARE_HOLD_DOWN_DEFAULT;
+	fare_peer_records_init(fi);
+	fi->multihoming = list_new();
+	fi->multihoming->del = fare_multihoming_free;
+	FARE_FEATURES_CALL(instance_new, fi);
+	fare_instances_add(&fare_instances, fi);
+	if (fi->subtype != FARE_PATHBW_SUBTYPE_DEFAULT || fare_instance_count() > 1)
+		fare_display_refresh();
+	return fi;
+}
+
+static void fare_instance_free(struct fare_instance *fi)
+{
+	event_cancel(&fi->t_refresh);
+	fare_peer_records_fini(fi);
+	FARE_FEATURES_CALL(instance_free, fi);
+	fare_state_changed();
+	fare_instances_del(&fare_instances, fi);
+	list_delete(&fi->multihoming);
+	XFREE(MTYPE_FARE_INSTANCE, fi);
+}
+
+void fare_instance_delete(struct bgp *bgp)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		fare_instance_free(fi);
+}
+
+void fare_instance_module_fini(void)
+{
+	struct fare_instance *fi;
+
+	while ((fi = fare_instances_first(&fare_instances)))
+		fare_instance_free(fi);
+	fare_instances_fini(&fare_instances);
+}
+
+/* Set (factor > 0) or remove (factor 0) a multihoming prefix-list. */
+void fare_multihoming_set(struct fare_instance *fi, const char *plist, uint32_t factor)
+{
+	struct listnode *node;
+	struct fare_multihoming *mh;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
+		if (strmatch(mh->plist, plist))
+			break;
+	if (!factor) {
+		if (mh) {
+			listnode_delete(fi->multihoming, mh);
+			fare_multihoming_free(mh);
+		}
+		return;
+	}
+	if (!mh) {
+		mh = XCALLOC(MTYPE_FARE_MULTIHOMING, sizeof(*mh));
+		mh->plist = XSTRDUP(MTYPE_FARE_MULTIHOMING, plist);
+		listnode_add(fi->multihoming, mh);
+	}
+	mh->factor = factor;
+}
+
+/* FARE-6: the factor of the first multihoming prefix-list that permits p */
+uint32_t fare_multihoming_factor(struct fare_instance *fi, const struct prefix *p)
+{
+	struct listnode *node;
+	struct fare_multihoming *mh;
+	afi_t afi = family2afi(p->family);
+
+	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh)) {
+		struct prefix_list *plist = prefix_list_lookup(afi, mh->plist);
+
+		if (plist && prefix_list_apply(plist, p) == PREFIX_PERMIT)
+			return mh->factor;
+	}
+	return 1;
+}
+
+/* FRR's displays name a value as Path Bandwidth when its sub-type is the
+ * one an instance uses (the default when FARE is not configured): the
+ * displays are shared by all instances and kept with each interned
+ * community, so a change refreshes them (fare_display_refresh()).
+ */
+bool fare_display_subtype(uint8_t subtype)
+{
+	struct fare_instance *fi;
+	bool any = false;
+
+	frr_each (fare_instances, &fare_instances, fi) {
+		if (fi->subtype == subtype)
+			return true;
+		any = true;
+	}
+	/* without FARE configured, the default sub-type */
+	return !any && subtype == FARE_PATHBW_SUBTYPE_DEFAULT;
+}
+
+void fare_display_refresh(void)
+{
+	ecommunity_refresh_display();
+}
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                               */
+/* ------------------------------------------------------------------ */
+
+struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
+{
+	struct bgp_path_info *pi;
+
+	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next)
+		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED))
+			return pi;
+	return NULL;
+}
+
+/* Originated here (network, redistribute, aggregate), not received */
+bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi)
+{
+	return pi->peer == bgp->peer_self || pi->type != ZEBRA_ROUTE_BGP ||
+	       pi->sub_type != BGP_ROUTE_NORMAL;
+}
+
+bool fare_afi_safi(afi_t afi, safi_t safi)
+{
+	return (afi == AFI_IP || afi == AFI_IP6) && safi == SAFI_UNICAST;
+}
+
+/* The one walk of an instance's routes: each destination of its IPv4 and
+ * IPv6 unicast tables (or of afi's only) that has a selected path, in
+ * table order.
+ */
+void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg)
+{
+	afi_t a, first = afi == AFI_UNSPEC ? AFI_IP : afi, last = afi == AFI_UNSPEC ? AFI_IP6 : afi;
+	struct bgp_dest *dest;
+
+	for (a = first; a <= last; a++) {
+		struct bgp_table *table = bgp->rib[a][SAFI_UNICAST];
+		struct bgp_path_info *best;
+
+		for (dest = table ? bgp_table_top(table) : NULL; dest; dest = bgp_route_next(dest)) {
+			best = fare_dest_selected(dest);
+			if (best)
+				fn(dest, best, arg);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Re-evaluation                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Averaged mode sends each outgoing session its own value (WP-1/2): the
+ * peers' update-groups follow their link bandwidths.
+ */
+void fare_instance_regroup(struct fare_instance *fi)
+{
+	struct listnode *node;
+	struct peer *peer;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer))
+		update_group_adjust_peer_afs(peer);
+}
+
+/* Whether one of the prefix's best and multipaths comes from a peer due a
+ * refresh. The best path heads the destination's list only while the
+ * list is as best-path selection sorted it: a path that arrived or was
+ * marked unsorted since stands before it, and a multipath may too. So
+ * every path is looked at, by its flags, whatever its place.
+ */
+static bool fare_dest_affected(struct fare_instance *fi, struct bgp_dest *dest)
+{
+	struct bgp_path_info *pi;
+
+	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next) {
+		if (!CHECK_FLAG(pi->flags, BGP_PATH_SELECTED | BGP_PATH_MULTIPATH))
+			continue;
+		if (fare_peer_due_refresh(fi, pi->peer))
+			return true;
+	}
+	return false;
+}
+
+struct fare_refresh_walk {
+	struct fare_instance *fi;
+	bool all;
+	unsigned long count, walked;
+};
+
+static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	struct fare_refresh_walk *w = arg;
+	struct bgp_table *table = bgp_dest_table(dest);
+
+	w->walked++;
+	if (!w->all && !fare_dest_affected(w->fi, dest))
+		return;
+	bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
+	bgp_process(w->fi->bgp, dest, best, table->afi, SAFI_UNICAST);
+	w->count++;
+}
+
+/* Re-evaluate the routes of the instance (all of them, or those through
+ * the peers marked for it): weights to zebra, values to peers. Used when
+ * configuration, a link bandwidth or a hold-down changes.
+ */
+void fare_instance_refresh(struct fare_instance *fi, const char *why)
+{
+	struct fare_refresh_walk w = { .fi = fi, .all = fi->refresh_all };
+
+	fi->refresh_all = false;
+	/* Peers whose update-group class changed move first (boundary,
+	 * averaged mode's per-link values).
+	 */
+	fare_instance_regroup(fi);
+	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_refresh_dest, &w);
+	fare_peers_refreshed(fi);
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s, %lu of %lu route(s) re-evaluated", fi->bgp->name_pretty,
+			   why, w.count, w.walked);
+}
+
+static void fare_instance_refresh_event(struct event *event)
+{
+	struct fare_instance *fi = EVENT_ARG(event);
+
+	fare_instance_refresh(fi, fi->refresh_why ? fi->refresh_why : "re-evaluation");
+	fi->refresh_why = NULL;
+}
+
+static void fare_refresh_schedule(struct fare_instance *fi, const char *why)
+{
+	fare_state_changed();
+	if (!fi->t_refresh)
+		fi->refresh_why = why;
+	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
+}
+
+/* Re-evaluate once the events at hand are handled: several sessions or
+ * prefix-list lines changing together cost one pass.
+ */
+void fare_instance_refresh_later(struct fare_instance *fi, const char *why)
+{
+	fi->refresh_all = true;
+	fare_refresh_schedule(fi, why);
+}
+
+/* The same for the prefixes through one peer only (its link bandwidth or
+ * hold-down changed), in the same deferred pass. In averaged mode the
+ * link also caps what every prefix advertises on it (WP-2): all of them.
+ */
+void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why)
+{
+	fare_peer_of(fi, peer)->refresh = true;
+	if (fi->mode == FARE_MODE_AVERAGED)
+		fi->refresh_all = true;
+	fare_refresh_schedule(fi, why);
+}
+
+/* ... and through the neighbors kept under one name (a hold-down's). */
+void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why)
+{
+	struct listnode *node;
+	struct peer *peer;
+	bool found = false;
+
+	for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, node, peer))
+		if (strmatch(fare_peer_cfg_name(peer), name)) {
+			fare_peer_refresh_later(fi, peer, why);
+			found = true;
+		}
+	if (!found)
+		fare_state_changed();
+}
