@@ -35,9 +35,9 @@ COUNTER_SERIES = {
     "strippedFallback": "frr_fare_stripped_fallback_announcements_total",
     "nonTransitiveAttached": "frr_fare_non_transitive_attached_announcements_total",
     "heldDown": "frr_fare_hold_downs_total",
-    "wcmpRoutes": 'frr_fare_zebra_routes_total{kind="wcmp"}',
-    "ecmpRoutes": 'frr_fare_zebra_routes_total{kind="ecmp"}',
-    "frrWeightedRoutes": 'frr_fare_zebra_routes_total{kind="frr"}',
+    "wcmpRoutes": 'frr_fare_zebra_routes_total{kind="wcmp",',
+    "ecmpRoutes": 'frr_fare_zebra_routes_total{kind="ecmp",',
+    "frrWeightedRoutes": 'frr_fare_zebra_routes_total{kind="frr",',
     "droppedPaths": "frr_fare_dropped_paths_total",
     "transitWithheld": "frr_fare_transit_withheld_announcements_total",
 }
@@ -123,11 +123,12 @@ def families(text):
     return out
 
 
-def quiet_counters(router):
-    """`show bgp fare json` counters once they stay the same for 2 s."""
+def quiet_counters(router, vrf="default"):
+    """`show bgp [vrf NAME] fare json` counters once they stay the same for 2 s."""
     last = None
+    cmd = "show bgp fare json" if vrf == "default" else "show bgp vrf {} fare json".format(vrf)
     for _ in range(30):
-        c = vtysh_json(router, "show bgp fare json")["counters"]
+        c = vtysh_json(router, cmd)["counters"]
         if c == last:
             return c
         last = c
@@ -135,13 +136,17 @@ def quiet_counters(router):
     pytest.fail("FARE counters never settle: {}".format(last))
 
 
-def counter_lines(c):
-    """The sample lines every counter of `show bgp fare json` must give."""
+def counter_lines(c, vrf="default"):
+    """The sample lines every counter of `show bgp [vrf NAME] fare json`
+    must give (the instance's counters, labelled with its VRF)."""
     assert set(c) == set(COUNTER_SERIES) | {"receivedValues"}, sorted(c)
     assert sorted(c["receivedValues"]) == sorted(VALUE_CLASSES), sorted(c["receivedValues"])
-    lines = ['frr_fare_received_values_total{class="%s"} %d' % (k, c["receivedValues"][k])
+    lines = ['frr_fare_received_values_total{class="%s",vrf="%s"} %d' % (k, vrf, c["receivedValues"][k])
              for k in VALUE_CLASSES]
-    lines += ["{} {}".format(series, c[key]) for key, series in COUNTER_SERIES.items()]
+    for key, series in COUNTER_SERIES.items():
+        if not series.endswith(","):
+            series += "{"
+        lines.append('{}vrf="{}"}} {}'.format(series, vrf, c[key]))
     return lines
 
 

@@ -46,6 +46,7 @@ from fare.metrics_check import (
     check_format,
     counter_lines,
     families,
+    quiet_counters,
     parse_strict,
     scrape,
     scrape_settled,
@@ -210,13 +211,22 @@ def test_metrics_exact():
     "Every expected line, exactly; the counters as `show bgp fare json` has them."
     tgen = tgen_or_skip()
     r2 = tgen.gears["r2"]
+    blue = quiet_counters(r2, "blue")
     text, counters = scrape_settled(r2)
     assert counters["heldDown"] == 0
     assert counters["receivedValues"]["valid"] > 0
     check_exact(text, counters, PATHS)
     # bad input: none in this fabric, and said so
     for klass in VALUE_CLASSES[2:]:
-        assert 'frr_fare_received_values_total{class="%s"} 0' % klass in text
+        assert 'frr_fare_received_values_total{class="%s",vrf="default"} 0' % klass in text
+    # the VRF's instance has counters of its own, labelled with it: no
+    # session of blue is up, so it received no value, while the default
+    # instance's count above is not 0
+    assert blue == quiet_counters(r2, "blue")
+    assert blue["receivedValues"]["valid"] == 0 and blue["originated"] == 0, blue
+    lines = set(text.splitlines())
+    for line in counter_lines(blue, "blue"):
+        assert line in lines, "missing or different: {}".format(line)
 
 
 def test_cardinality_options():
@@ -289,7 +299,7 @@ def test_hold_down_counted():
         'frr_fare_plane_bandwidth_bytes_per_second{plane="r3",prefix="172.16.1.0/24",vrf="default"} 0',
     ] + PATHS["frr_fare_plane_bandwidth_bytes_per_second"][2:]
     check_exact(text, counters, paths)
-    assert "frr_fare_hold_downs_total 1" in text.splitlines()
+    assert 'frr_fare_hold_downs_total{vrf="default"} 1' in text.splitlines()
 
 
 def test_node_exporter_textfile():
@@ -326,7 +336,7 @@ def test_node_exporter_textfile():
     lines = set(metrics.splitlines())
     assert "node_textfile_scrape_error 0" in lines, metrics
     assert "frr_fare_path_weight{%s} 3" % R1B in lines
-    assert "frr_fare_hold_downs_total 1" in lines
+    assert 'frr_fare_hold_downs_total{vrf="default"} 1' in lines
     assert 'frr_fare_plane_share_ratio{plane="r1",prefix="172.16.1.0/24",vrf="default"} 1' in lines
 
 
