@@ -62,7 +62,7 @@ topotest_diagnose() {
 		"$(awk '/MemAvailable/ {print int($2 / 1024) " MiB"}' /proc/meminfo);" \
 		"/tmp free: $(df -Pm /tmp | awk 'NR == 2 {print $4 " MiB"}')"
 	echo "vtysh: $(ls -l /usr/bin/vtysh 2>&1)"
-	echo "FRR daemons still running: $(pgrep -c '^(mgmtd|zebra|bgpd|staticd|bfdd)$' || true)"
+	echo "FRR daemons still running: $(ps -eo comm= | grep -cxE 'mgmtd|zebra|bgpd|staticd|bfdd' || true)"
 	grep -rlE "Received signal|core dumped|Assertion .* failed" "$logdir" \
 		--include='*.log' 2>/dev/null | head -n 5 | sed 's/^/crash logged: /'
 	for dir in $(ls -td "$logdir"/*/*/ 2>/dev/null | head -n 40); do
