@@ -8,6 +8,9 @@ the demos (demo/) and the benchmarks (bench/):
 - fare.common: starting a fabric with the module, JSON polling, kernel
   nexthop-group weights, traffic measurement, memory and reload helpers;
 - fare.scenarios: fabrics and steps a topotest and a demo share;
+- fare.ingress: the ingress fabric of Enhanced ECMP's ingress-interface
+  grouping (EE-1) and its traffic steps (fare_ecmp_ingress and the ecmp
+  demo);
 - fare.metrics_check: tools/fare-metrics' output checks;
 - fare.netlink: rtnetlink route and nexthop decoding;
 - programs run in a router's namespace: fare.nhg_dump, fare.fpm_listener
@@ -24,4 +27,4 @@ import sys
 # assertions in the library's checks get pytest's explanations, as a test
 # module's do
 if "pytest" in sys.modules:
-    sys.modules["pytest"].register_assert_rewrite("fare.scenarios")
+    sys.modules["pytest"].register_assert_rewrite("fare.scenarios", "fare.ingress")
