@@ -32,6 +32,7 @@
 #include "bgpd/fare/bgp_fare_ecmp.h"
 #include "bgpd/fare/bgp_fare_eval.h"
 #include "bgpd/fare/bgp_fare_events.h"
+#include "bgpd/fare/bgp_fare_nhg.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_IF_STATE, "FARE interface bandwidth");
 
@@ -446,6 +447,8 @@ int fare_zebra_capabilities(const struct zclient_capabilities *cap)
 {
 	struct fare_instance *fi;
 
+	/* sent at every connection: zebra may have lost the groups */
+	fare_nhg_zebra_connected();
 	if (cap->nexthop_weight_max == fare_zebra_weight_max)
 		return 0;
 	zlog_info("FARE: zebra installs nexthop weights up to %u as they are (was %u)",
