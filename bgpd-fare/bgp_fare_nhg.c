@@ -6,14 +6,17 @@
  * (the key, core/fare_nhg.h), instead of its own next hops (patch 0021's
  * bgp_zebra_route_nhg hook). When the weights of a set change (a link's
  * bandwidth, a hold-down's end, a new Path Bandwidth), every route of its
- * group is re-announced with the new set; those announcements wait for
- * the pass to end (fare_nhg_settle()), and when all the routes of a group
- * want one new set, the group is replaced in place: one ZEBRA_NHG_ADD of
- * the same id (one RTM_NEWNEXTHOP), no route sent again. Otherwise the
- * routes that changed move to the group of their new set (sent again),
- * and a group no route uses is deleted (ZEBRA_NHG_DEL, id freed). Ids
- * come from bgpd's L3 nexthop group allocator (bgp_nhg.c). Calls down
- * into the instance records only.
+ * group is re-announced with the new set. The first such announcement of
+ * a group whose new set no other group has replaces the group in place
+ * at once (fare_nhg_ahead()): one ZEBRA_NHG_ADD of the same id (one
+ * RTM_NEWNEXTHOP), and the routes that follow with the same set are not
+ * sent again. Once bgpd has processed and sent everything
+ * (fare_nhg_settle()), the routes that did not follow (not re-announced,
+ * or with another set) move to the group of their set and are sent again
+ * (or, when they are the most, the group goes back to its set and those
+ * that followed move), and a group no route uses is deleted
+ * (ZEBRA_NHG_DEL, id freed). Ids come from bgpd's L3 nexthop group
+ * allocator (bgp_nhg.c). Calls down into the instance records only.
  */
 #include <zebra.h>
 
@@ -66,6 +69,13 @@ struct fare_nhg {
 	uint32_t pending;    /* its routes announced with another key */
 	bool installed;	     /* sent to zebra (this connection) */
 	uint64_t replaced;   /* times replaced in place */
+	/* Replaced ahead of its routes (fare_nhg_ahead()): the key it had,
+	 * and how many of its routes were announced with the new one since
+	 * (those whose confirmed equals gen)
+	 */
+	struct fare_nhg_key *prev_key;
+	uint32_t gen;
+	uint32_t confirmed;
 };
 
 /* A route FARE weighs, sent or to be sent through a group */
@@ -78,6 +88,7 @@ struct fare_nhg_route {
 	struct fare_nhg *sent_group; /* what zebra has (NULL: not on one) */
 	uint32_t sent_fp;	     /* the route as sent (fare_nhg_fingerprint) */
 	struct fare_nhg_key *want;   /* announced with this key, waiting */
+	uint32_t confirmed;	     /* its group's gen when announced with its key */
 };
 
 static int fare_nhg_cmp(const struct fare_nhg *a, const struct fare_nhg *b)
@@ -268,6 +279,14 @@ static void fare_nhg_install(struct fare_nhg *g)
 		zlog_debug("FARE: nexthop group %u: %u member(s) sent to zebra", g->id, g->key->n);
 }
 
+static struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key)
+{
+	struct fare_nhg_key *copy = XMALLOC(MTYPE_FARE_NHG_KEY, fare_nhg_key_size(key->n));
+
+	memcpy(copy, key, fare_nhg_key_size(key->n));
+	return copy;
+}
+
 static struct fare_nhg *fare_nhg_find(const struct fare_nhg_key *key)
 {
 	struct fare_nhg ref = { .key = (struct fare_nhg_key *)key,
@@ -361,8 +380,11 @@ static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
 		return;
 	if (r->group) {
 		r->group->users--;
+		if (r->group->prev_key && r->confirmed == r->group->gen)
+			r->group->confirmed--;
 		fare_nhg_settle_later(); /* it may be unused now */
 	}
+	r->confirmed = 0;
 	r->group = g;
 	if (g)
 		g->users++;
@@ -397,6 +419,47 @@ static void fare_nhg_route_free(struct fare_nhg_route *r)
 	XFREE(MTYPE_FARE_NHG_ROUTE, r);
 }
 
+/* The route is announced with its group's key: while the group is
+ * replaced ahead of its routes, it is one that followed.
+ */
+static void fare_nhg_route_confirm(struct fare_nhg_route *r)
+{
+	struct fare_nhg *g = r->group;
+
+	if (g->prev_key && r->confirmed != g->gen) {
+		r->confirmed = g->gen;
+		g->confirmed++;
+	}
+}
+
+static void fare_nhg_rekey(struct fare_nhg *g, struct fare_nhg_key *key)
+{
+	fare_nhgs_del(&fare_nhgs, g);
+	g->key = key;
+	g->hash = fare_nhg_key_hash(key);
+	fare_nhgs_add(&fare_nhgs, g);
+	fare_nhg_install(g);
+	g->replaced++;
+}
+
+/* The first route of group g announced with a new key that no group has:
+ * g is replaced in place at once, its other routes expected to follow in
+ * the same pass (a link's bandwidth changes the weights of every route
+ * over it); fare_nhg_settle() moves those that did not. key is g's now.
+ */
+static void fare_nhg_ahead(struct fare_nhg *g, struct fare_nhg_key *key)
+{
+	g->prev_key = g->key;
+	fare_nhg_rekey(g, key);
+	if (!++g->gen)
+		g->gen = 1;
+	g->confirmed = 0;
+	fare_nhg_settle_later();
+	if (FARE_DEBUG)
+		zlog_debug("FARE: nexthop group %u replaced in place ahead of its %u route(s)",
+			   g->id, g->users);
+}
+
 /* bgpd sends a route to zebra (patch 0021's bgp_zebra_route_nhg hook) */
 static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 				   struct bgp_path_info *best, struct zapi_route *api,
@@ -422,10 +485,18 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		fare_nhg_routes_add(&fare_nhg_routes, r);
 	}
 
-	/* its set of a group zebra has it on changed: wait for the other
-	 * routes of the group (fare_nhg_settle())
+	/* The set of the group zebra has it on changed: the first route so,
+	 * the group is replaced in place ahead of the others; else wait for
+	 * the other routes of the group (fare_nhg_settle()).
 	 */
-	if (r->group && r->group == r->sent_group && !fare_nhg_key_equal(r->group->key, key)) {
+	g = r->group;
+	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key) && !g->prev_key &&
+	    !fare_nhg_find(key)) {
+		fare_nhg_route_unwait(r);
+		fare_nhg_ahead(g, key);
+		key = fare_nhg_key_dup(g->key);
+	}
+	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key)) {
 		fare_nhg_route_unwait(r);
 		r->want = key;
 		r->group->pending++;
@@ -447,6 +518,7 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		XFREE(MTYPE_FARE_NHG_KEY, key);
 	}
 	g = r->group;
+	fare_nhg_route_confirm(r);
 	if (!g->installed)
 		fare_nhg_install(g);
 	zapi_route_set_nhg_id(api, &g->id);
@@ -499,14 +571,10 @@ static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key)
 	struct fare_nhg_route *r;
 	uint32_t moved = 0;
 
-	fare_nhgs_del(&fare_nhgs, g);
-	XFREE(MTYPE_FARE_NHG_KEY, g->key);
-	g->key = XMALLOC(MTYPE_FARE_NHG_KEY, fare_nhg_key_size(key->n));
-	memcpy(g->key, key, fare_nhg_key_size(key->n));
-	g->hash = fare_nhg_key_hash(g->key);
-	fare_nhgs_add(&fare_nhgs, g);
-	fare_nhg_install(g);
-	g->replaced++;
+	struct fare_nhg_key *old = g->key;
+
+	fare_nhg_rekey(g, fare_nhg_key_dup(key));
+	XFREE(MTYPE_FARE_NHG_KEY, old);
 	frr_each_safe (fare_nhg_pending, &fare_nhg_pending, r) {
 		if (r->group != g)
 			continue;
@@ -516,6 +584,49 @@ static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key)
 	if (FARE_DEBUG)
 		zlog_debug("FARE: nexthop group %u replaced in place: %u route(s) follow, none sent",
 			   g->id, moved);
+}
+
+/* Make route r of group g wait for a move to a group of key */
+static void fare_nhg_route_wait(struct fare_nhg_route *r, const struct fare_nhg_key *key)
+{
+	r->want = fare_nhg_key_dup(key);
+	r->group->pending++;
+	fare_nhg_pending_add_tail(&fare_nhg_pending, r);
+}
+
+/* Group g was replaced ahead of its routes: the routes that were not
+ * announced again since keep the key they had and move to a group of
+ * it; where they are more than those that followed, g goes back to its
+ * key instead (one message again) and those move.
+ */
+static void fare_nhg_settle_ahead(struct fare_nhg *g)
+{
+	struct fare_nhg_key *prev = g->prev_key, *now = g->key;
+	uint32_t stayed = g->users - g->confirmed - g->pending;
+	bool back = stayed > g->confirmed && !fare_nhg_find(prev);
+	struct fare_nhg_route *r;
+
+	g->prev_key = NULL;
+	if (stayed) {
+		if (back) {
+			fare_nhg_rekey(g, prev);
+			prev = NULL;
+		}
+		frr_each (fare_nhg_routes, &fare_nhg_routes, r) {
+			if (r->group != g || r->want)
+				continue;
+			if (back && r->confirmed == g->gen)
+				fare_nhg_route_wait(r, now);
+			else if (!back && r->confirmed != g->gen)
+				fare_nhg_route_wait(r, prev);
+		}
+		if (FARE_DEBUG)
+			zlog_debug("FARE: nexthop group %u: %u route(s) did not follow%s", g->id,
+				   stayed, back ? ", the group goes back" : "");
+	}
+	if (back)
+		XFREE(MTYPE_FARE_NHG_KEY, now);
+	XFREE(MTYPE_FARE_NHG_KEY, prev);
 }
 
 /* The routes that waited: their groups replaced in place, or the routes
@@ -531,11 +642,16 @@ static void fare_nhg_settle(struct event *event)
 	/* bgpd has more routes to process or send: more of them may join */
 	for (ALL_LIST_ELEMENTS_RO(bm->bgp, node, bgp))
 		if ((bgp->process_queue && !work_queue_empty(bgp->process_queue)) ||
-		    zebra_announce_count(&bm->zebra_announce_head)) {
+		    zebra_announce_count(&bm->zebra_announce_head) ||
+		    zebra_announce_count(&bm->zebra_announce_early_head)) {
 			event_add_timer_msec(bm->master, fare_nhg_settle, NULL,
 					     FARE_NHG_SETTLE_MSEC, &t_settle);
 			return;
 		}
+
+	frr_each_safe (fare_nhgs, &fare_nhgs, g)
+		if (g->prev_key)
+			fare_nhg_settle_ahead(g);
 
 	while ((r = fare_nhg_pending_first(&fare_nhg_pending))) {
 		g = r->group;
@@ -682,6 +798,7 @@ void fare_nhg_fini(void)
 	}
 	while ((g = fare_nhgs_pop(&fare_nhgs))) {
 		XFREE(MTYPE_FARE_NHG_KEY, g->key);
+		XFREE(MTYPE_FARE_NHG_KEY, g->prev_key);
 		XFREE(MTYPE_FARE_NHG, g);
 	}
 	fare_nhgs_fini(&fare_nhgs);
