@@ -28,7 +28,11 @@ default VRF over r1-eth0 alone.
    group of the namespace fare-blue; the default VRF's has the single
    path r1-eth0 with the default instance's 100G.
 2. A bandwidth change in the VRF (r1-eth2 to 200G): 3:2 in the
-   namespace's kernel table; the default VRF unchanged.
+   namespace's kernel table; the default VRF unchanged. The VRF instance
+   has `bgp fare nexthop-groups`: its route is on the module's nexthop
+   group (its id in `show bgp vrf fare-blue fare nexthop-groups json` is
+   the route's nhid in the namespace), replaced in place by the change:
+   the same id holds 3:2.
 3. `no router bgp 65001 vrf fare-blue`: the route leaves the namespace's
    table, and the module's per-instance memory types go back to what the
    default instance alone holds; the same configuration again: weights
@@ -46,6 +50,7 @@ default VRF over r1-eth0 alone.
    nothing of the module's group.
 """
 
+import json
 import re
 import sys
 
@@ -77,6 +82,7 @@ R1_VRF_BGP = """router bgp 65001 vrf {vrf}
  neighbor 10.0.12.2 remote-as 65002
  neighbor 10.0.12.2 timers connect 1
  bgp fare
+ bgp fare nexthop-groups
  neighbor 10.0.11.2 fare link-bandwidth 300G
  neighbor 10.0.12.2 fare link-bandwidth 100G
 exit
@@ -218,14 +224,31 @@ def test_vrf_active_and_weighted():
     logger.info("FARE memory, both instances: %s", STATE["configured"])
 
 
+def vrf_nhid(r1):
+    "The nhid of the VRF's route in the namespace (None: none)."
+    out = r1.run("ip netns exec {} ip -j route show {}".format(VRF, PREFIX)).strip()
+    routes = json.loads(out or "[]")
+    return routes[0].get("nhid") if routes else None
+
+
+def module_groups(r1):
+    "{id: prefixes} of the VRF instance's nexthop groups (bgp fare nexthop-groups)."
+    j = vtysh_json(r1, "show bgp vrf {} fare nexthop-groups json".format(VRF))
+    return {g["id"]: g["prefixes"] for g in j.get("groups", [])}
+
+
 def test_vrf_bandwidth_change():
-    "r1-eth2 of the VRF to 200G: 3:2 in the namespace; the default VRF unchanged."
+    "r1-eth2 of the VRF to 200G: 3:2 in the namespace, the same group; the default VRF unchanged."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
+    gid = vrf_nhid(r1)
+    assert wait_for(lambda: module_groups(r1), {gid: 1}) == {gid: 1}, (gid, module_groups(r1))
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
                  "neighbor 10.0.12.2 fare link-bandwidth 200G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 2}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    # replaced in place: the same group, the module's
+    assert vrf_nhid(r1) == gid and module_groups(r1) == {gid: 1}
     assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (2, 200)}
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
