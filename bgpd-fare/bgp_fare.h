@@ -177,7 +177,7 @@ struct fare_instance {
 	uint8_t subtype;		 /* FARE-1 */
 	uint32_t max_members;		 /* WP-3 group size limit */
 	uint32_t max_weight;		 /* WP-3 largest weight of a member */
-	bool nhg; /* shared nexthop groups (bgp_fare_nhg.c) */
+	bool nhg;			 /* shared nexthop groups (bgp_fare_nhg.c) */
 	struct fare_peers_head peers;	 /* struct fare_peer, by name */
 	struct fare_peer_cfgs_head cfgs; /* those with settings, in order */
 	struct list *multihoming;	 /* struct fare_multihoming */

@@ -116,8 +116,7 @@ static uint32_t fare_nhg_route_hash(const struct fare_nhg_route *r)
 	return jhash(&r->dest, sizeof(r->dest), 0x4e484721);
 }
 
-DECLARE_HASH(fare_nhg_routes, struct fare_nhg_route, item, fare_nhg_route_cmp,
-	     fare_nhg_route_hash);
+DECLARE_HASH(fare_nhg_routes, struct fare_nhg_route, item, fare_nhg_route_cmp, fare_nhg_route_hash);
 DECLARE_DLIST(fare_nhg_pending, struct fare_nhg_route, pitem);
 
 static struct fare_nhgs_head fare_nhgs;
@@ -177,8 +176,7 @@ static bool fare_nhg_resolve(struct bgp_path_info *best, const struct zapi_nexth
  * through a group: not weighted by FARE, or a next hop the kernel's
  * nexthop objects do not take as it is (labels, SRv6, unresolved, ...).
  */
-static struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best,
-					    const struct zapi_route *api)
+static struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best, const struct zapi_route *api)
 {
 	struct fare_nhg_key *key;
 	uint16_t i;
@@ -289,8 +287,7 @@ static struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key)
 
 static struct fare_nhg *fare_nhg_find(const struct fare_nhg_key *key)
 {
-	struct fare_nhg ref = { .key = (struct fare_nhg_key *)key,
-				.hash = fare_nhg_key_hash(key) };
+	struct fare_nhg ref = { .key = (struct fare_nhg_key *)key, .hash = fare_nhg_key_hash(key) };
 
 	return fare_nhgs_find(&fare_nhgs, &ref);
 }
@@ -442,7 +439,7 @@ static void fare_nhg_rekey(struct fare_nhg *g, struct fare_nhg_key *key)
 	g->replaced++;
 }
 
-/* The first route of group g announced with a new key that no group has:
+/* The first route of group g announced with new weights that no group has:
  * g is replaced in place at once, its other routes expected to follow in
  * the same pass (a link's bandwidth changes the weights of every route
  * over it); fare_nhg_settle() moves those that did not. key is g's now.
@@ -485,13 +482,16 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		fare_nhg_routes_add(&fare_nhg_routes, r);
 	}
 
-	/* The set of the group zebra has it on changed: the first route so,
-	 * the group is replaced in place ahead of the others; else wait for
-	 * the other routes of the group (fare_nhg_settle()).
+	/* The weights of the group zebra has it on changed: the first route
+	 * so, the group is replaced in place ahead of the others (a link's
+	 * weight changes for all the routes over it); else (and when its
+	 * next hops changed: a path of this route gone, or the kernel took
+	 * a dead link out already) wait for the other routes of the group
+	 * (fare_nhg_settle()).
 	 */
 	g = r->group;
 	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key) && !g->prev_key &&
-	    !fare_nhg_find(key)) {
+	    fare_nhg_key_same_nexthops(g->key, key) && !fare_nhg_find(key)) {
 		fare_nhg_route_unwait(r);
 		fare_nhg_ahead(g, key);
 		key = fare_nhg_key_dup(g->key);
@@ -547,8 +547,7 @@ static void fare_nhg_route_resend(struct fare_nhg_route *r)
 	struct bgp_path_info *best = fare_dest_selected((struct bgp_dest *)r->dest);
 
 	if (best)
-		bgp_zebra_route_install((struct bgp_dest *)r->dest, best, r->bgp, true, NULL,
-					false);
+		bgp_zebra_route_install((struct bgp_dest *)r->dest, best, r->bgp, true, NULL, false);
 }
 
 /* Whether every route of group g waits with one same new key, which no
@@ -746,8 +745,8 @@ void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)
 			json_object_boolean_add(jg, "installed", g->installed);
 			jms = json_object_new_array();
 			for (i = 0; i < g->key->n; i++) {
-				struct interface *ifp =
-					if_lookup_by_index(g->key->m[i].ifindex, g->key->m[i].vrf_id);
+				struct interface *ifp = if_lookup_by_index(g->key->m[i].ifindex,
+									   g->key->m[i].vrf_id);
 
 				fare_nhg_member_str(&g->key->m[i], addr, sizeof(addr));
 				jm = json_object_new_object();
