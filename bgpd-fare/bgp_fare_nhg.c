@@ -498,6 +498,10 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	}
 	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key)) {
 		fare_nhg_route_unwait(r);
+		if (g->prev_key && r->confirmed == g->gen) {
+			g->confirmed--; /* followed, and changed again */
+			r->confirmed = 0;
+		}
 		r->want = key;
 		r->group->pending++;
 		fare_nhg_pending_add_tail(&fare_nhg_pending, r);
@@ -601,7 +605,9 @@ static void fare_nhg_route_wait(struct fare_nhg_route *r, const struct fare_nhg_
 static void fare_nhg_settle_ahead(struct fare_nhg *g)
 {
 	struct fare_nhg_key *prev = g->prev_key, *now = g->key;
-	uint32_t stayed = g->users - g->confirmed - g->pending;
+	uint32_t stayed = g->users > g->confirmed + g->pending
+				  ? g->users - g->confirmed - g->pending
+				  : 0;
 	bool back = stayed > g->confirmed && !fare_nhg_find(prev);
 	struct fare_nhg_route *r;
 

@@ -67,7 +67,7 @@ FABRIC = Fabric(
     extra={"r3": ["!", "ip prefix-list NOMOVER seq 5 deny {}".format(MOVER),
                   "ip prefix-list NOMOVER seq 10 permit any"],
            # zebra deletes a group no route uses after this (180 s by default)
-           "r1": ["!", "zebra nexthop-group keep 1"]},
+           "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"]},
     link_config="interface",
 )
 MONITOR = "/tmp/fare_nhg_monitor.txt"
@@ -179,8 +179,9 @@ def test_weights_change_in_place():
     finally:
         monitor = _monitor_stop(r1)
         r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
-    sys.stderr.write("fare_nhg: weights in the kernel {:.2f} s after the change (polled)\n{}\n"
-                     .format(elapsed, "\n".join(monitor.splitlines()[:40])))
+    sys.stderr.write("fare_nhg: weights in the kernel {:.2f} s after the change (polled), "
+                     "{} monitor line(s)\n{}\n".format(elapsed, len(monitor.splitlines()),
+                                                       "\n".join(monitor.splitlines()[:40])))
     # every prefix still on its group, with the new weights
     for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
         assert _nhids(r1, prefixes) == {p: STATE[fam] for p in prefixes}
