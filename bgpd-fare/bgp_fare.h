@@ -238,6 +238,10 @@ struct fare_feature {
 	void (*dest_changed)(struct fare_instance *fi, const struct bgp_dest *dest);
 	/* a session came up */
 	void (*peer_up)(struct fare_instance *fi, struct peer *peer);
+	/* a re-evaluation of the instance's routes starts (all of them, or
+	 * those through the peers due a refresh), before any is processed
+	 */
+	void (*refresh_start)(struct fare_instance *fi, bool all);
 	/* its lines of the instance's running-config */
 	void (*config_write)(struct vty *vty, struct fare_instance *fi);
 };
@@ -296,6 +300,10 @@ extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
 extern void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why);
+/* one of the destination's best and multipaths comes from a peer due a
+ * refresh
+ */
+extern bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *dest);
 
 /* Routes: the selected path of a destination; whether a path was
  * originated here; every destination with a selected path of an

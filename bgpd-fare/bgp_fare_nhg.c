@@ -76,6 +76,7 @@ struct fare_nhg {
 	struct fare_nhg_key *prev_key;
 	uint32_t gen;
 	uint32_t confirmed;
+	uint32_t probed; /* fare_nhg_refresh_start() pass */
 };
 
 /* A route FARE weighs, sent or to be sent through a group */
@@ -123,6 +124,7 @@ static struct fare_nhgs_head fare_nhgs;
 static struct fare_nhg_routes_head fare_nhg_routes;
 static struct fare_nhg_pending_head fare_nhg_pending;
 static struct event *t_settle;
+static uint32_t fare_nhg_probe_gen;
 
 /* ------------------------------------------------------------------ */
 /* Keys from routes                                                     */
@@ -681,6 +683,62 @@ static void fare_nhg_settle(struct event *event)
 /* Instances, zebra, shows                                              */
 /* ------------------------------------------------------------------ */
 
+/* Whether bgpd finds every multipath of the destination from its best
+ * path on (bgp_path_info_mpath_next()), as when it sends the route: the
+ * best path heads the list only while the list is as bgpd's selection
+ * sorted it (a path that arrived since, or a multipath, may stand before
+ * it until the destination is processed again).
+ */
+static bool fare_nhg_paths_sorted(struct bgp_dest *dest, struct bgp_path_info *best)
+{
+	struct bgp_path_info *pi;
+	uint32_t n = 0;
+
+	for (pi = best; pi; pi = bgp_path_info_mpath_next(pi))
+		n++;
+	return n == bgp_path_info_mpath_count(dest);
+}
+
+/* A re-evaluation of the instance's routes starts (a link's bandwidth, a
+ * hold-down's end): one route of each group it concerns is sent to zebra
+ * at once, ahead of the pass, so that its group is replaced in place
+ * (fare_nhg_ahead()) before bgpd has processed every route: the kernel
+ * holds the new weights after one message per group, whatever the number
+ * of routes. The rest of the pass finds them replaced and sends nothing.
+ * Only a route whose path list bgpd would walk as it is now is sent so; a
+ * group without one is replaced with the first of its routes the pass
+ * sends.
+ */
+static void fare_nhg_refresh_start(struct fare_instance *fi, bool all)
+{
+	struct fare_nhg_route *r;
+	struct bgp_path_info *best;
+	uint32_t probed = 0;
+
+	if (!fi->enabled || !fi->nhg)
+		return;
+	if (!++fare_nhg_probe_gen)
+		fare_nhg_probe_gen = 1;
+	frr_each_safe (fare_nhg_routes, &fare_nhg_routes, r) {
+		struct fare_nhg *g = r->group;
+
+		if (r->bgp != fi->bgp || !g || g->probed == fare_nhg_probe_gen ||
+		    r->sent_group != g || r->want || g->prev_key)
+			continue;
+		best = fare_dest_selected((struct bgp_dest *)r->dest);
+		if (!best || !fare_nhg_paths_sorted((struct bgp_dest *)r->dest, best) ||
+		    (!all && !fare_dest_due_refresh(fi, (struct bgp_dest *)r->dest)))
+			continue;
+		g->probed = fare_nhg_probe_gen;
+		probed++;
+		/* may free r (no longer weighted by FARE) */
+		bgp_zebra_announce_actual((struct bgp_dest *)r->dest, best, fi->bgp);
+	}
+	if (FARE_DEBUG && probed)
+		zlog_debug("FARE: %s: %u nexthop group(s) re-evaluated ahead of their routes",
+			   fi->bgp->name_pretty, probed);
+}
+
 void fare_nhg_instance_changed(struct fare_instance *fi)
 {
 	fare_instance_refresh_later(fi, fi->nhg ? "nexthop groups on" : "nexthop groups off");
@@ -855,4 +913,7 @@ void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)
 const struct fare_feature fare_nhg_feature = {
 	.name = "nexthop groups",
 	.instance_free = fare_nhg_instance_free,
+#ifdef FARE_HAVE_NHG
+	.refresh_start = fare_nhg_refresh_start,
+#endif
 };
