@@ -415,6 +415,7 @@ static void fare_nhg_route_free(struct fare_nhg_route *r)
 	fare_nhg_route_assign(r, NULL);
 	fare_nhg_route_sent(r, NULL, 0);
 	fare_nhg_routes_del(&fare_nhg_routes, r);
+	bgp_dest_unlock_node((struct bgp_dest *)r->dest);
 	XFREE(MTYPE_FARE_NHG_ROUTE, r);
 }
 
@@ -479,7 +480,10 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	}
 	if (!r) {
 		r = XCALLOC(MTYPE_FARE_NHG_ROUTE, sizeof(*r));
-		r->dest = dest;
+		/* kept while the record is: bgpd may drop a route without
+		 * withdrawing it from zebra (its VRF gone)
+		 */
+		r->dest = bgp_dest_lock_node(dest);
 		r->bgp = bgp;
 		fare_nhg_routes_add(&fare_nhg_routes, r);
 	}
@@ -545,6 +549,17 @@ static int fare_nhg_route_withdrawn(struct bgp *bgp, struct bgp_dest *dest)
 	if (r)
 		fare_nhg_route_free(r);
 	return 0;
+}
+
+/* bgpd selected the destination's paths anew: with none selected, the
+ * route is gone, withdrawn from zebra or dropped with its VRF
+ */
+void fare_nhg_dest_selected(struct bgp_dest *dest)
+{
+	struct fare_nhg_route *r = fare_nhg_route_find(dest);
+
+	if (r && !fare_dest_selected(dest))
+		fare_nhg_route_free(r);
 }
 
 /* bgpd sends the route again; it finds its group assigned */
@@ -857,6 +872,7 @@ void fare_nhg_fini(void)
 	event_cancel(&t_settle);
 	while ((r = fare_nhg_routes_pop(&fare_nhg_routes))) {
 		XFREE(MTYPE_FARE_NHG_KEY, r->want);
+		bgp_dest_unlock_node((struct bgp_dest *)r->dest);
 		XFREE(MTYPE_FARE_NHG_ROUTE, r);
 	}
 	while ((g = fare_nhgs_pop(&fare_nhgs))) {
@@ -887,6 +903,10 @@ static void fare_nhg_instance_free(struct fare_instance *fi)
 }
 
 void fare_nhg_zebra_connected(void)
+{
+}
+
+void fare_nhg_dest_selected(struct bgp_dest *dest)
 {
 }
 

@@ -21,6 +21,8 @@ extern void fare_nhg_init(void);
 extern void fare_nhg_fini(void);
 /* "bgp fare nexthop-groups" set or removed: routes move on or off */
 extern void fare_nhg_instance_changed(struct fare_instance *fi);
+/* bgpd selected a destination's paths anew */
+extern void fare_nhg_dest_selected(struct bgp_dest *dest);
 /* zebra (re)connected: groups are sent again before their routes */
 extern void fare_nhg_zebra_connected(void);
 /* the group id zebra has a route on (0: its own next hops) */
