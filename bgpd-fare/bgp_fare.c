@@ -30,6 +30,7 @@
 #include "bgpd/fare/bgp_fare_events.h"
 #include "bgpd/fare/bgp_fare_host.h"
 #include "bgpd/fare/bgp_fare_ingress.h"
+#include "bgpd/fare/bgp_fare_nhg.h"
 #include "bgpd/fare/bgp_fare_vty.h"
 
 static int fare_late_init(struct event_loop *tm)
@@ -43,6 +44,7 @@ static int fare_late_init(struct event_loop *tm)
 static int fare_fini(void)
 {
 	fare_instance_module_fini();
+	fare_nhg_fini();
 	fare_events_fini();
 	fare_eval_fini();
 	return 0;
@@ -56,6 +58,8 @@ static int bgp_fare_module_init(void)
 	fare_feature_register(&fare_ecmp_feature);
 	fare_feature_register(&fare_ingress_feature);
 	fare_feature_register(&fare_host_feature);
+	fare_feature_register(&fare_nhg_feature);
+	fare_nhg_init();
 
 	hook_register(bgp_ecommunity_unknown_str, fare_ecommunity_str);
 	hook_register(bgp_zebra_nexthop_weights, fare_zebra_nexthop_weights);

@@ -177,6 +177,7 @@ struct fare_instance {
 	uint8_t subtype;		 /* FARE-1 */
 	uint32_t max_members;		 /* WP-3 group size limit */
 	uint32_t max_weight;		 /* WP-3 largest weight of a member */
+	bool nhg;			 /* shared nexthop groups (bgp_fare_nhg.c) */
 	struct fare_peers_head peers;	 /* struct fare_peer, by name */
 	struct fare_peer_cfgs_head cfgs; /* those with settings, in order */
 	struct list *multihoming;	 /* struct fare_multihoming */
@@ -237,6 +238,10 @@ struct fare_feature {
 	void (*dest_changed)(struct fare_instance *fi, const struct bgp_dest *dest);
 	/* a session came up */
 	void (*peer_up)(struct fare_instance *fi, struct peer *peer);
+	/* a re-evaluation of the instance's routes starts (all of them, or
+	 * those through the peers due a refresh), before any is processed
+	 */
+	void (*refresh_start)(struct fare_instance *fi, bool all);
 	/* its lines of the instance's running-config */
 	void (*config_write)(struct vty *vty, struct fare_instance *fi);
 };
@@ -295,6 +300,10 @@ extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
 extern void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why);
+/* one of the destination's best and multipaths comes from a peer due a
+ * refresh
+ */
+extern bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *dest);
 
 /* Routes: the selected path of a destination; whether a path was
  * originated here; every destination with a selected path of an

@@ -32,6 +32,7 @@
 #include "bgpd/fare/bgp_fare_ecmp.h"
 #include "bgpd/fare/bgp_fare_eval.h"
 #include "bgpd/fare/bgp_fare_events.h"
+#include "bgpd/fare/bgp_fare_nhg.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_IF_STATE, "FARE interface bandwidth");
 
@@ -123,6 +124,7 @@ int fare_route_selected(struct bgp *bgp, afi_t afi, safi_t safi, struct bgp_dest
 	if (fi)
 		fare_features_dest_changed(fi, dest);
 	fare_result_forget(dest);
+	fare_nhg_dest_selected(dest);
 	return 0;
 }
 
@@ -446,6 +448,8 @@ int fare_zebra_capabilities(const struct zclient_capabilities *cap)
 {
 	struct fare_instance *fi;
 
+	/* sent at every connection: zebra may have lost the groups */
+	fare_nhg_zebra_connected();
 	if (cap->nexthop_weight_max == fare_zebra_weight_max)
 		return 0;
 	zlog_info("FARE: zebra installs nexthop weights up to %u as they are (was %u)",

@@ -307,7 +307,7 @@ void fare_instance_regroup(struct fare_instance *fi)
  * marked unsorted since stands before it, and a multipath may too. So
  * every path is looked at, by its flags, whatever its place.
  */
-static bool fare_dest_affected(struct fare_instance *fi, struct bgp_dest *dest)
+bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *dest)
 {
 	struct bgp_path_info *pi;
 
@@ -332,7 +332,7 @@ static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best,
 	struct bgp_table *table = bgp_dest_table(dest);
 
 	w->walked++;
-	if (!w->all && !fare_dest_affected(w->fi, dest))
+	if (!w->all && !fare_dest_due_refresh(w->fi, dest))
 		return;
 	bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
 	bgp_process(w->fi->bgp, dest, best, table->afi, SAFI_UNICAST);
@@ -352,6 +352,7 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	 * averaged mode's per-link values).
 	 */
 	fare_instance_regroup(fi);
+	FARE_FEATURES_CALL(refresh_start, fi, w.all);
 	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_refresh_dest, &w);
 	fare_peers_refreshed(fi);
 	if (FARE_DEBUG)

@@ -21,6 +21,7 @@
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_ingress.h"
+#include "bgpd/fare/bgp_fare_nhg.h"
 #include "bgpd/fare/bgp_fare_vty.h"
 
 #include "bgpd/fare/bgp_fare_vty_clippy.c"
@@ -261,6 +262,25 @@ DEFPY(bgp_fare_max_weight, bgp_fare_max_weight_cmd,
 	return CMD_SUCCESS;
 }
 
+DEFPY(bgp_fare_nexthop_groups, bgp_fare_nexthop_groups_cmd,
+      "[no] bgp fare nexthop-groups",
+      NO_STR BGP_STR FARE_STR
+      "Send weighted routes through shared nexthop groups, replaced in place when their weights change\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	if (!no && !fare_nhg_supported()) {
+		vty_out(vty, "%% This bgpd cannot send routes through a module's nexthop groups\n");
+		return CMD_WARNING_CONFIG_FAILED;
+	}
+	if (fi->nhg == !no)
+		return CMD_SUCCESS;
+	fi->nhg = !no;
+	fare_nhg_instance_changed(fi);
+	return CMD_SUCCESS;
+}
+
 DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
       "[no] bgp fare multihoming prefix-list WORD$plist factor (1-1024)$factor",
       NO_STR BGP_STR FARE_STR
@@ -447,6 +467,8 @@ static int fare_config_write(struct bgp *bgp, struct vty *vty)
 		vty_out(vty, " bgp fare wcmp max-members %u\n", fi->max_members);
 	if (fi->max_weight != FARE_MAX_WEIGHT)
 		vty_out(vty, " bgp fare wcmp max-weight %u\n", fi->max_weight);
+	if (fi->nhg)
+		vty_out(vty, " bgp fare nexthop-groups\n");
 	for (ALL_LIST_ELEMENTS_RO(fi->multihoming, node, mh))
 		vty_out(vty, " bgp fare multihoming prefix-list %s factor %u\n", mh->plist,
 			mh->factor);
@@ -480,6 +502,7 @@ void fare_vty_init(void)
 	install_element(BGP_NODE, &bgp_fare_max_members_cmd);
 	install_element(BGP_NODE, &bgp_fare_max_weight_cmd);
 	install_element(BGP_NODE, &bgp_fare_multihoming_cmd);
+	install_element(BGP_NODE, &bgp_fare_nexthop_groups_cmd);
 	install_element(BGP_NODE, &neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &no_neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &neighbor_fare_flag_cmd);

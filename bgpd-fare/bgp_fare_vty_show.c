@@ -21,6 +21,7 @@
 #include "bgpd/fare/bgp_fare_ecmp.h"
 #include "bgpd/fare/bgp_fare_eval.h"
 #include "bgpd/fare/bgp_fare_host.h"
+#include "bgpd/fare/bgp_fare_nhg.h"
 #include "bgpd/fare/bgp_fare_vty.h"
 
 #include "bgpd/fare/bgp_fare_vty_show_clippy.c"
@@ -167,6 +168,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcfg, "wcmpMaxMembers",
 				    fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 		json_object_int_add(jcfg, "wcmpMaxWeight", fi ? fi->max_weight : FARE_MAX_WEIGHT);
+		json_object_boolean_add(jcfg, "nexthopGroups", fi && fi->nhg);
 		fare_weight_width_json(json, fi);
 		fare_frr_wecmp_show(vty, bgp, json);
 		frr_each (fare_peer_cfgs, fi ? &fi->cfgs : &no_cfgs, pc) {
@@ -232,6 +234,8 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		fi ? fi->max_weight : FARE_MAX_WEIGHT,
 		fi ? fi->max_members : FARE_MAX_MEMBERS_DEFAULT);
 	fare_weight_width_show(vty, fi);
+	if (fi && fi->nhg)
+		vty_out(vty, "  Nexthop groups: shared, replaced in place\n");
 	fare_frr_wecmp_show(vty, bgp, NULL);
 	if (fi && fi->lower_transitive)
 		vty_out(vty, "  Super-spine paths: lower transitive value\n");
@@ -391,6 +395,7 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 		json_object_string_add(jp, "weightSource", fare_weight_source_str(wsrc));
 		json_object_int_add(jp, "multihomingFactor", local ? 1 : fp->multihoming);
 		json_object_int_add(jp, "droppedPaths", local ? 0 : fp->out.dropped);
+		json_object_int_add(jp, "nexthopGroupId", fare_nhg_dest_group(dest));
 		if (local) {
 			json_object_string_add(jadv, "transitive",
 					       fi->originate ? "originate" : "none");
@@ -434,6 +439,8 @@ static void fare_show_prefix(struct vty *vty, struct fare_instance *fi, struct b
 		vty_out(vty, "  weights set by: %s%s\n", fare_weight_source_str(wsrc),
 			frr_how != FARE_FRR_WECMP_NONE ? " (Weight: FRR's, before zebra scales it)"
 						       : "");
+		if (fare_nhg_dest_group(dest))
+			vty_out(vty, "  nexthop group %u\n", fare_nhg_dest_group(dest));
 		if (fp->multihoming > 1)
 			vty_out(vty, "  multihoming factor %u\n", fp->multihoming);
 		if (fp->out.dropped)
@@ -630,6 +637,14 @@ DEFPY(show_bgp_fare_planes, show_bgp_fare_planes_cmd,
 	return fare_vty_show_feature(vty, vrf_name, !!uj, fare_planes_show);
 }
 
+DEFPY(show_bgp_fare_nhg, show_bgp_fare_nhg_cmd,
+      "show bgp [vrf NAME$vrf_name] fare nexthop-groups [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
+      "Shared nexthop groups: id, members and their weights, prefixes\n" JSON_STR)
+{
+	return fare_vty_show_feature(vty, vrf_name, !!uj, fare_nhg_show);
+}
+
 struct fare_show_walk {
 	struct vty *vty;
 	struct fare_instance *fi;
@@ -726,4 +741,5 @@ void fare_vty_show_init(void)
 	install_element(VIEW_NODE, &show_bgp_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_afi_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_planes_cmd);
+	install_element(VIEW_NODE, &show_bgp_fare_nhg_cmd);
 }

@@ -28,7 +28,14 @@ default VRF over r1-eth0 alone.
    group of the namespace fare-blue; the default VRF's has the single
    path r1-eth0 with the default instance's 100G.
 2. A bandwidth change in the VRF (r1-eth2 to 200G): 3:2 in the
-   namespace's kernel table; the default VRF unchanged.
+   namespace's kernel table; the default VRF unchanged. The VRF instance
+   has `bgp fare nexthop-groups`: its route is on the module's nexthop
+   group (`show bgp vrf fare-blue fare nexthop-groups json` and the
+   prefix's nexthopGroupId), replaced in place by the change: the same id
+   holds 3:2. With network namespace VRFs zebra puts no nexthop group in
+   the kernel (routes go with their nexthops expanded, no nhid): zebra
+   installs the routes of the replaced group again (patch 0022), so the
+   namespace's table has 3:2 too.
 3. `no router bgp 65001 vrf fare-blue`: the route leaves the namespace's
    table, and the module's per-instance memory types go back to what the
    default instance alone holds; the same configuration again: weights
@@ -77,6 +84,7 @@ R1_VRF_BGP = """router bgp 65001 vrf {vrf}
  neighbor 10.0.12.2 remote-as 65002
  neighbor 10.0.12.2 timers connect 1
  bgp fare
+ bgp fare nexthop-groups
  neighbor 10.0.11.2 fare link-bandwidth 300G
  neighbor 10.0.12.2 fare link-bandwidth 100G
 exit
@@ -218,14 +226,30 @@ def test_vrf_active_and_weighted():
     logger.info("FARE memory, both instances: %s", STATE["configured"])
 
 
+def vrf_group(r1):
+    "The module's nexthop group of the VRF's route (0: none)."
+    j = vtysh_json(r1, "show bgp vrf {} ipv4 fare {} json".format(VRF, PREFIX))
+    return j.get("prefixes", {}).get(PREFIX, {}).get("nexthopGroupId", 0)
+
+
+def module_groups(r1):
+    "{id: prefixes} of the VRF instance's nexthop groups (bgp fare nexthop-groups)."
+    j = vtysh_json(r1, "show bgp vrf {} fare nexthop-groups json".format(VRF))
+    return {g["id"]: g["prefixes"] for g in j.get("groups", [])}
+
+
 def test_vrf_bandwidth_change():
-    "r1-eth2 of the VRF to 200G: 3:2 in the namespace; the default VRF unchanged."
+    "r1-eth2 of the VRF to 200G: 3:2 in the namespace, the same group; the default VRF unchanged."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
+    gid = vrf_group(r1)
+    assert gid and module_groups(r1) == {gid: 1}, (gid, module_groups(r1))
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
                  "neighbor 10.0.12.2 fare link-bandwidth 200G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 2}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    # replaced in place: the same group, the module's
+    assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}
     assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (2, 200)}
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"

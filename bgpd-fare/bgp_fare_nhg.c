@@ -1,0 +1,939 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: shared nexthop groups ("bgp fare nexthop-groups"). Every
+ * FARE-weighted route is sent to zebra with the id of a nexthop group
+ * the module keeps there, one per distinct weighted next-hop set of a VRF
+ * (the key, core/fare_nhg.h), instead of its own next hops (patch 0021's
+ * bgp_zebra_route_nhg hook). When the weights of a set change (a link's
+ * bandwidth, a hold-down's end, a new Path Bandwidth), every route of its
+ * group is re-announced with the new set. The first such announcement of
+ * a group whose new set no other group has replaces the group in place
+ * at once (fare_nhg_ahead()): one ZEBRA_NHG_ADD of the same id (one
+ * RTM_NEWNEXTHOP), and the routes that follow with the same set are not
+ * sent again. Once bgpd has processed and sent everything
+ * (fare_nhg_settle()), the routes that did not follow (not re-announced,
+ * or with another set) move to the group of their set and are sent again
+ * (or, when they are the most, the group goes back to its set and those
+ * that followed move), and a group no route uses is deleted
+ * (ZEBRA_NHG_DEL, id freed). Ids come from bgpd's L3 nexthop group
+ * allocator (bgp_nhg.c). Calls down into the instance records only.
+ */
+#include <zebra.h>
+
+#include "jhash.h"
+#include "memory.h"
+#include "nexthop.h"
+#include "typesafe.h"
+#include "vty.h"
+#include "workqueue.h"
+#include "zclient.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_mpath.h"
+#include "bgpd/bgp_nexthop.h"
+#include "bgpd/bgp_nhg.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+#include "bgpd/bgp_zebra.h"
+
+#include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_nhg.h"
+
+#include "fare_nhg.h"
+
+#ifdef FARE_HAVE_NHG
+
+DEFINE_MTYPE_STATIC(FARE, FARE_NHG, "FARE nexthop group");
+DEFINE_MTYPE_STATIC(FARE, FARE_NHG_KEY, "FARE nexthop group key");
+DEFINE_MTYPE_STATIC(FARE, FARE_NHG_ROUTE, "FARE nexthop group route");
+
+/* Announcements of the routes of a group wait this long for the rest of
+ * the pass (the re-announcement of every route of the group) before the
+ * group is replaced or its routes moved, and longer while bgpd still has
+ * routes to process or to send to zebra.
+ */
+#define FARE_NHG_SETTLE_MSEC 5
+
+PREDECL_HASH(fare_nhgs);
+PREDECL_HASH(fare_nhg_routes);
+PREDECL_DLIST(fare_nhg_pending);
+
+/* A nexthop group of the module in zebra */
+struct fare_nhg {
+	struct fare_nhgs_item item;
+	uint32_t id;
+	uint32_t hash;
+	struct fare_nhg_key *key;
+	uint32_t users;	     /* routes assigned to it */
+	uint32_t sent_users; /* routes zebra has on it */
+	uint32_t pending;    /* its routes announced with another key */
+	bool installed;	     /* sent to zebra (this connection) */
+	uint64_t replaced;   /* times replaced in place */
+	/* Replaced ahead of its routes (fare_nhg_ahead()): the key it had,
+	 * and how many of its routes were announced with the new one since
+	 * (those whose confirmed equals gen)
+	 */
+	struct fare_nhg_key *prev_key;
+	uint32_t gen;
+	uint32_t confirmed;
+	uint32_t probed; /* fare_nhg_refresh_start() pass */
+};
+
+/* A route FARE weighs, sent or to be sent through a group */
+struct fare_nhg_route {
+	struct fare_nhg_routes_item item;
+	struct fare_nhg_pending_item pitem;
+	const struct bgp_dest *dest;
+	struct bgp *bgp;
+	struct fare_nhg *group;	     /* assigned */
+	struct fare_nhg *sent_group; /* what zebra has (NULL: not on one) */
+	uint32_t sent_fp;	     /* the route as sent (fare_nhg_fingerprint) */
+	struct fare_nhg_key *want;   /* announced with this key, waiting */
+	uint32_t confirmed;	     /* its group's gen when announced with its key */
+};
+
+static int fare_nhg_cmp(const struct fare_nhg *a, const struct fare_nhg *b)
+{
+	/* a hash's compare only tells equal from not */
+	if (a->hash != b->hash)
+		return numcmp(a->hash, b->hash);
+	return fare_nhg_key_equal(a->key, b->key) ? 0 : 1;
+}
+
+static uint32_t fare_nhg_hashfn(const struct fare_nhg *g)
+{
+	return g->hash;
+}
+
+DECLARE_HASH(fare_nhgs, struct fare_nhg, item, fare_nhg_cmp, fare_nhg_hashfn);
+
+static int fare_nhg_route_cmp(const struct fare_nhg_route *a, const struct fare_nhg_route *b)
+{
+	return numcmp((uintptr_t)a->dest, (uintptr_t)b->dest);
+}
+
+static uint32_t fare_nhg_route_hash(const struct fare_nhg_route *r)
+{
+	return jhash(&r->dest, sizeof(r->dest), 0x4e484721);
+}
+
+DECLARE_HASH(fare_nhg_routes, struct fare_nhg_route, item, fare_nhg_route_cmp, fare_nhg_route_hash);
+DECLARE_DLIST(fare_nhg_pending, struct fare_nhg_route, pitem);
+
+static struct fare_nhgs_head fare_nhgs;
+static struct fare_nhg_routes_head fare_nhg_routes;
+static struct fare_nhg_pending_head fare_nhg_pending;
+static struct event *t_settle;
+static uint32_t fare_nhg_probe_gen;
+
+/* ------------------------------------------------------------------ */
+/* Keys from routes                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The connected or single resolved hop of a next hop bgpd sent without
+ * an interface (an IPv4 or global IPv6 address): the kernel's nexthop
+ * objects need both. False when it resolves to several hops or none.
+ */
+static bool fare_nhg_resolve(struct bgp_path_info *best, const struct zapi_nexthop *api_nh,
+			     struct fare_nhg_member *m)
+{
+	struct bgp_path_info *pi;
+	int family = api_nh->type == NEXTHOP_TYPE_IPV4 ? AF_INET : AF_INET6;
+
+	for (pi = best; pi; pi = bgp_path_info_mpath_next(pi)) {
+		const struct bgp_nexthop_cache *bnc = pi->nexthop;
+		const struct nexthop *nh;
+
+		if (!bnc || bnc->prefix.family != family)
+			continue;
+		if (family == AF_INET ? bnc->prefix.u.prefix4.s_addr != api_nh->gate.ipv4.s_addr
+				      : !IPV6_ADDR_SAME(&bnc->prefix.u.prefix6, &api_nh->gate.ipv6))
+			continue;
+		nh = bnc->nexthop;
+		if (!CHECK_FLAG(bnc->flags, BGP_NEXTHOP_VALID) || bnc->nexthop_num != 1 || !nh ||
+		    !nh->ifindex)
+			return false;
+		m->ifindex = nh->ifindex;
+		if (CHECK_FLAG(bnc->flags, BGP_NEXTHOP_CONNECTED))
+			return true;
+		/* recursive: the hop it resolves to */
+		switch (nh->type) {
+		case NEXTHOP_TYPE_IPV4_IFINDEX:
+			m->family = FARE_NHG_IPV4;
+			memset(m->gate, 0, sizeof(m->gate));
+			memcpy(m->gate, &nh->gate.ipv4, 4);
+			return true;
+		case NEXTHOP_TYPE_IPV6_IFINDEX:
+			m->family = FARE_NHG_IPV6;
+			memcpy(m->gate, &nh->gate.ipv6, 16);
+			return true;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* The key of a route as bgpd built it for zebra; NULL when it cannot go
+ * through a group: not weighted by FARE, or a next hop the kernel's
+ * nexthop objects do not take as it is (labels, SRv6, unresolved, ...).
+ */
+static struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best, const struct zapi_route *api)
+{
+	struct fare_nhg_key *key;
+	uint16_t i;
+
+	if (!CHECK_FLAG(api->flags, ZEBRA_FLAG_NEXTHOP_WEIGHT_EXACT) ||
+	    CHECK_FLAG(api->message, ZAPI_MESSAGE_NHG) ||
+	    CHECK_FLAG(api->message, ZAPI_MESSAGE_BACKUP_NEXTHOPS) ||
+	    CHECK_FLAG(api->message, ZAPI_MESSAGE_SRTE) || !api->nexthop_num ||
+	    api->nexthop_num > MULTIPATH_NUM)
+		return NULL;
+
+	key = XCALLOC(MTYPE_FARE_NHG_KEY, fare_nhg_key_size(api->nexthop_num));
+	key->vrf_id = api->vrf_id;
+	key->n = api->nexthop_num;
+	for (i = 0; i < api->nexthop_num; i++) {
+		const struct zapi_nexthop *api_nh = &api->nexthops[i];
+		struct fare_nhg_member *m = &key->m[i];
+
+		if (api_nh->label_num || api_nh->seg_num ||
+		    CHECK_FLAG(api_nh->flags, ZAPI_NEXTHOP_FLAG_EVPN) || !api_nh->weight)
+			goto fail;
+		m->vrf_id = api_nh->vrf_id;
+		m->weight = api_nh->weight;
+		m->onlink = CHECK_FLAG(api_nh->flags, ZAPI_NEXTHOP_FLAG_ONLINK);
+		m->ifindex = api_nh->ifindex;
+		switch (api_nh->type) {
+		case NEXTHOP_TYPE_IPV4:
+		case NEXTHOP_TYPE_IPV4_IFINDEX:
+			m->family = FARE_NHG_IPV4;
+			memcpy(m->gate, &api_nh->gate.ipv4, 4);
+			break;
+		case NEXTHOP_TYPE_IPV6:
+		case NEXTHOP_TYPE_IPV6_IFINDEX:
+			m->family = FARE_NHG_IPV6;
+			memcpy(m->gate, &api_nh->gate.ipv6, 16);
+			break;
+		default:
+			goto fail;
+		}
+		if (!m->ifindex && !fare_nhg_resolve(best, api_nh, m))
+			goto fail;
+	}
+	if (fare_nhg_key_normalize(key))
+		return key;
+fail:
+	XFREE(MTYPE_FARE_NHG_KEY, key);
+	return NULL;
+}
+
+/* Everything of a route zebra installs but its next hops */
+static uint32_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id)
+{
+	uint32_t h = jhash(&api->prefix.u, PSIZE(api->prefix.prefixlen),
+			   api->prefix.family << 8 | api->prefix.prefixlen);
+	uint32_t msg = api->message & ~(ZAPI_MESSAGE_NHG | ZAPI_MESSAGE_NEXTHOP);
+
+	h = jhash_3words(api->vrf_id, api->type << 16 | api->instance, api->safi, h);
+	h = jhash_3words(api->flags, msg, api->distance, h);
+	h = jhash_3words(api->metric, (uint32_t)api->tag, api->mtu, h);
+	h = jhash_3words(api->tableid, nhg_id, api->srte_color, h);
+	if (CHECK_FLAG(api->message, ZAPI_MESSAGE_OPAQUE))
+		h = jhash(api->opaque.data, api->opaque.length, h);
+	return h | 1; /* never 0: 0 is "not sent" */
+}
+
+/* ------------------------------------------------------------------ */
+/* Groups                                                               */
+/* ------------------------------------------------------------------ */
+
+static void fare_nhg_install(struct fare_nhg *g)
+{
+	struct zapi_nhg api_nhg = {};
+	uint16_t i;
+
+	api_nhg.id = g->id;
+	api_nhg.flags = ZEBRA_FLAG_NEXTHOP_WEIGHT_EXACT;
+	for (i = 0; i < g->key->n && i < MULTIPATH_NUM; i++) {
+		const struct fare_nhg_member *m = &g->key->m[i];
+		struct zapi_nexthop *api_nh = &api_nhg.nexthops[api_nhg.nexthop_num++];
+
+		api_nh->vrf_id = m->vrf_id;
+		api_nh->ifindex = m->ifindex;
+		api_nh->weight = m->weight;
+		SET_FLAG(api_nh->flags, ZAPI_NEXTHOP_FLAG_WEIGHT);
+		if (m->onlink)
+			SET_FLAG(api_nh->flags, ZAPI_NEXTHOP_FLAG_ONLINK);
+		if (m->family == FARE_NHG_IPV4) {
+			api_nh->type = NEXTHOP_TYPE_IPV4_IFINDEX;
+			memcpy(&api_nh->gate.ipv4, m->gate, 4);
+		} else {
+			api_nh->type = NEXTHOP_TYPE_IPV6_IFINDEX;
+			memcpy(&api_nh->gate.ipv6, m->gate, 16);
+		}
+	}
+	zclient_nhg_send(bgp_zclient, ZEBRA_NHG_ADD, &api_nhg);
+	g->installed = true;
+	if (FARE_DEBUG)
+		zlog_debug("FARE: nexthop group %u: %u member(s) sent to zebra", g->id, g->key->n);
+}
+
+static struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key)
+{
+	struct fare_nhg_key *copy = XMALLOC(MTYPE_FARE_NHG_KEY, fare_nhg_key_size(key->n));
+
+	memcpy(copy, key, fare_nhg_key_size(key->n));
+	return copy;
+}
+
+static struct fare_nhg *fare_nhg_find(const struct fare_nhg_key *key)
+{
+	struct fare_nhg ref = { .key = (struct fare_nhg_key *)key, .hash = fare_nhg_key_hash(key) };
+
+	return fare_nhgs_find(&fare_nhgs, &ref);
+}
+
+/* The group of a key, made (and sent to zebra) when there is none; NULL
+ * when bgpd has no id left. key is the group's from then on, or freed.
+ */
+static struct fare_nhg *fare_nhg_get(struct fare_nhg_key **keyp)
+{
+	struct fare_nhg *g = fare_nhg_find(*keyp);
+	uint32_t id;
+
+	if (g) {
+		XFREE(MTYPE_FARE_NHG_KEY, *keyp);
+		return g;
+	}
+	id = bgp_nhg_id_alloc();
+	if (!id) {
+		static time_t logged;
+
+		if (monotime(NULL) - logged >= 60) {
+			logged = monotime(NULL);
+			zlog_warn("FARE: no nexthop group id left: routes keep their own next hops");
+		}
+		XFREE(MTYPE_FARE_NHG_KEY, *keyp);
+		return NULL;
+	}
+	g = XCALLOC(MTYPE_FARE_NHG, sizeof(*g));
+	g->id = id;
+	g->key = *keyp;
+	g->hash = fare_nhg_key_hash(g->key);
+	*keyp = NULL;
+	fare_nhgs_add(&fare_nhgs, g);
+	return g;
+}
+
+/* A group no route is assigned to and zebra has no route on is deleted */
+static void fare_nhg_gc(struct fare_nhg *g)
+{
+	if (g->users || g->sent_users)
+		return;
+	if (g->installed) {
+		struct zapi_nhg api_nhg = { .id = g->id };
+
+		zclient_nhg_send(bgp_zclient, ZEBRA_NHG_DEL, &api_nhg);
+	}
+	if (FARE_DEBUG)
+		zlog_debug("FARE: nexthop group %u: no route uses it, deleted", g->id);
+	fare_nhgs_del(&fare_nhgs, g);
+	bgp_nhg_id_free(g->id);
+	XFREE(MTYPE_FARE_NHG_KEY, g->key);
+	XFREE(MTYPE_FARE_NHG, g);
+}
+
+static void fare_nhg_settle(struct event *event);
+
+static void fare_nhg_settle_later(void)
+{
+	if (!t_settle)
+		event_add_timer_msec(bm->master, fare_nhg_settle, NULL, FARE_NHG_SETTLE_MSEC,
+				     &t_settle);
+}
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                               */
+/* ------------------------------------------------------------------ */
+
+static struct fare_nhg_route *fare_nhg_route_find(const struct bgp_dest *dest)
+{
+	struct fare_nhg_route ref = { .dest = dest };
+
+	return fare_nhg_routes_find(&fare_nhg_routes, &ref);
+}
+
+static void fare_nhg_route_unwait(struct fare_nhg_route *r)
+{
+	if (!r->want)
+		return;
+	XFREE(MTYPE_FARE_NHG_KEY, r->want);
+	fare_nhg_pending_del(&fare_nhg_pending, r);
+	r->group->pending--;
+}
+
+static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
+{
+	if (r->group == g)
+		return;
+	if (r->group) {
+		r->group->users--;
+		if (r->group->prev_key && r->confirmed == r->group->gen)
+			r->group->confirmed--;
+		fare_nhg_settle_later(); /* it may be unused now */
+	}
+	r->confirmed = 0;
+	r->group = g;
+	if (g)
+		g->users++;
+}
+
+/* What zebra has for the route: on group g (NULL: its own next hops or
+ * nothing) as fingerprint fp (0: nothing)
+ */
+static void fare_nhg_route_sent(struct fare_nhg_route *r, struct fare_nhg *g, uint32_t fp)
+{
+	if (r->sent_group != g) {
+		if (r->sent_group) {
+			r->sent_group->sent_users--;
+			fare_nhg_settle_later();
+		}
+		if (g)
+			g->sent_users++;
+		r->sent_group = g;
+	}
+	r->sent_fp = fp;
+}
+
+/* The route leaves the groups: zebra gets it with its own next hops or
+ * withdraws it.
+ */
+static void fare_nhg_route_free(struct fare_nhg_route *r)
+{
+	fare_nhg_route_unwait(r);
+	fare_nhg_route_assign(r, NULL);
+	fare_nhg_route_sent(r, NULL, 0);
+	fare_nhg_routes_del(&fare_nhg_routes, r);
+	bgp_dest_unlock_node((struct bgp_dest *)r->dest);
+	XFREE(MTYPE_FARE_NHG_ROUTE, r);
+}
+
+/* The route is announced with its group's key: while the group is
+ * replaced ahead of its routes, it is one that followed.
+ */
+static void fare_nhg_route_confirm(struct fare_nhg_route *r)
+{
+	struct fare_nhg *g = r->group;
+
+	if (g->prev_key && r->confirmed != g->gen) {
+		r->confirmed = g->gen;
+		g->confirmed++;
+	}
+}
+
+static void fare_nhg_rekey(struct fare_nhg *g, struct fare_nhg_key *key)
+{
+	fare_nhgs_del(&fare_nhgs, g);
+	g->key = key;
+	g->hash = fare_nhg_key_hash(key);
+	fare_nhgs_add(&fare_nhgs, g);
+	fare_nhg_install(g);
+	g->replaced++;
+}
+
+/* The first route of group g announced with new weights that no group has:
+ * g is replaced in place at once, its other routes expected to follow in
+ * the same pass (a link's bandwidth changes the weights of every route
+ * over it); fare_nhg_settle() moves those that did not. key is g's now.
+ */
+static void fare_nhg_ahead(struct fare_nhg *g, struct fare_nhg_key *key)
+{
+	g->prev_key = g->key;
+	fare_nhg_rekey(g, key);
+	if (!++g->gen)
+		g->gen = 1;
+	g->confirmed = 0;
+	fare_nhg_settle_later();
+	if (FARE_DEBUG)
+		zlog_debug("FARE: nexthop group %u replaced in place ahead of its %u route(s)",
+			   g->id, g->users);
+}
+
+/* bgpd sends a route to zebra (patch 0021's bgp_zebra_route_nhg hook) */
+static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
+				   struct bgp_path_info *best, struct zapi_route *api,
+				   bool *unchanged)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+	struct fare_nhg_route *r = fare_nhg_route_find(dest);
+	struct fare_nhg_key *key = NULL;
+	struct fare_nhg *g;
+	uint32_t fp;
+
+	if (fi && fi->enabled && fi->nhg)
+		key = fare_nhg_key_of(best, api);
+	if (!key) {
+		if (r)
+			fare_nhg_route_free(r);
+		return 0;
+	}
+	if (!r) {
+		r = XCALLOC(MTYPE_FARE_NHG_ROUTE, sizeof(*r));
+		/* kept while the record is: bgpd may drop a route without
+		 * withdrawing it from zebra (its VRF gone)
+		 */
+		r->dest = bgp_dest_lock_node(dest);
+		r->bgp = bgp;
+		fare_nhg_routes_add(&fare_nhg_routes, r);
+	}
+
+	/* The weights of the group zebra has it on changed: the first route
+	 * so, the group is replaced in place ahead of the others (a link's
+	 * weight changes for all the routes over it); else (and when its
+	 * next hops changed: a path of this route gone, or the kernel took
+	 * a dead link out already) wait for the other routes of the group
+	 * (fare_nhg_settle()).
+	 */
+	g = r->group;
+	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key) && !g->prev_key &&
+	    fare_nhg_key_same_nexthops(g->key, key) && !fare_nhg_find(key)) {
+		fare_nhg_route_unwait(r);
+		fare_nhg_ahead(g, key);
+		key = fare_nhg_key_dup(g->key);
+	}
+	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key)) {
+		fare_nhg_route_unwait(r);
+		if (g->prev_key && r->confirmed == g->gen) {
+			g->confirmed--; /* followed, and changed again */
+			r->confirmed = 0;
+		}
+		r->want = key;
+		r->group->pending++;
+		fare_nhg_pending_add_tail(&fare_nhg_pending, r);
+		fare_nhg_settle_later();
+		*unchanged = true;
+		return 0;
+	}
+	fare_nhg_route_unwait(r);
+
+	if (!r->group || !fare_nhg_key_equal(r->group->key, key)) {
+		g = fare_nhg_get(&key);
+		if (!g) {
+			fare_nhg_route_free(r);
+			return 0;
+		}
+		fare_nhg_route_assign(r, g);
+	} else {
+		XFREE(MTYPE_FARE_NHG_KEY, key);
+	}
+	g = r->group;
+	fare_nhg_route_confirm(r);
+	if (!g->installed)
+		fare_nhg_install(g);
+	zapi_route_set_nhg_id(api, &g->id);
+	fp = fare_nhg_fingerprint(api, g->id);
+	if (r->sent_group == g && r->sent_fp == fp) {
+		*unchanged = true;
+		return 0;
+	}
+	fare_nhg_route_sent(r, g, fp);
+	return 0;
+}
+
+/* bgpd withdraws a route from zebra */
+static int fare_nhg_route_withdrawn(struct bgp *bgp, struct bgp_dest *dest)
+{
+	struct fare_nhg_route *r = fare_nhg_route_find(dest);
+
+	if (r)
+		fare_nhg_route_free(r);
+	return 0;
+}
+
+/* bgpd selected the destination's paths anew: with none selected, the
+ * route is gone, withdrawn from zebra or dropped with its VRF
+ */
+void fare_nhg_dest_selected(struct bgp_dest *dest)
+{
+	struct fare_nhg_route *r = fare_nhg_route_find(dest);
+
+	if (r && !fare_dest_selected(dest))
+		fare_nhg_route_free(r);
+}
+
+/* bgpd sends the route again; it finds its group assigned */
+static void fare_nhg_route_resend(struct fare_nhg_route *r)
+{
+	struct bgp_path_info *best = fare_dest_selected((struct bgp_dest *)r->dest);
+
+	if (best)
+		bgp_zebra_route_install((struct bgp_dest *)r->dest, best, r->bgp, true, NULL, false);
+}
+
+/* Whether every route of group g waits with one same new key, which no
+ * other group has: then g is replaced in place.
+ */
+static bool fare_nhg_replaceable(struct fare_nhg *g, const struct fare_nhg_key *key)
+{
+	struct fare_nhg_route *r;
+
+	if (g->pending != g->users || fare_nhg_find(key))
+		return false;
+	frr_each (fare_nhg_pending, &fare_nhg_pending, r)
+		if (r->group == g && !fare_nhg_key_equal(r->want, key))
+			return false;
+	return true;
+}
+
+static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key)
+{
+	struct fare_nhg_route *r;
+	uint32_t moved = 0;
+
+	struct fare_nhg_key *old = g->key;
+
+	fare_nhg_rekey(g, fare_nhg_key_dup(key));
+	XFREE(MTYPE_FARE_NHG_KEY, old);
+	frr_each_safe (fare_nhg_pending, &fare_nhg_pending, r) {
+		if (r->group != g)
+			continue;
+		fare_nhg_route_unwait(r);
+		moved++;
+	}
+	if (FARE_DEBUG)
+		zlog_debug("FARE: nexthop group %u replaced in place: %u route(s) follow, none sent",
+			   g->id, moved);
+}
+
+/* Make route r of group g wait for a move to a group of key */
+static void fare_nhg_route_wait(struct fare_nhg_route *r, const struct fare_nhg_key *key)
+{
+	r->want = fare_nhg_key_dup(key);
+	r->group->pending++;
+	fare_nhg_pending_add_tail(&fare_nhg_pending, r);
+}
+
+/* Group g was replaced ahead of its routes: the routes that were not
+ * announced again since keep the key they had and move to a group of
+ * it; where they are more than those that followed, g goes back to its
+ * key instead (one message again) and those move.
+ */
+static void fare_nhg_settle_ahead(struct fare_nhg *g)
+{
+	struct fare_nhg_key *prev = g->prev_key, *now = g->key;
+	uint32_t stayed = g->users > g->confirmed + g->pending
+				  ? g->users - g->confirmed - g->pending
+				  : 0;
+	bool back = stayed > g->confirmed && !fare_nhg_find(prev);
+	struct fare_nhg_route *r;
+
+	g->prev_key = NULL;
+	if (stayed) {
+		if (back) {
+			fare_nhg_rekey(g, prev);
+			prev = NULL;
+		}
+		frr_each (fare_nhg_routes, &fare_nhg_routes, r) {
+			if (r->group != g || r->want)
+				continue;
+			if (back && r->confirmed == g->gen)
+				fare_nhg_route_wait(r, now);
+			else if (!back && r->confirmed != g->gen)
+				fare_nhg_route_wait(r, prev);
+		}
+		if (FARE_DEBUG)
+			zlog_debug("FARE: nexthop group %u: %u route(s) did not follow%s", g->id,
+				   stayed, back ? ", the group goes back" : "");
+	}
+	if (back)
+		XFREE(MTYPE_FARE_NHG_KEY, now);
+	XFREE(MTYPE_FARE_NHG_KEY, prev);
+}
+
+/* The routes that waited: their groups replaced in place, or the routes
+ * moved to the group of their new set and sent again.
+ */
+static void fare_nhg_settle(struct event *event)
+{
+	struct fare_nhg_route *r;
+	struct fare_nhg *g;
+	struct bgp *bgp;
+	struct listnode *node;
+
+	/* bgpd has more routes to process or send: more of them may join */
+	for (ALL_LIST_ELEMENTS_RO(bm->bgp, node, bgp))
+		if ((bgp->process_queue && !work_queue_empty(bgp->process_queue)) ||
+		    zebra_announce_count(&bm->zebra_announce_head) ||
+		    zebra_announce_count(&bm->zebra_announce_early_head)) {
+			event_add_timer_msec(bm->master, fare_nhg_settle, NULL,
+					     FARE_NHG_SETTLE_MSEC, &t_settle);
+			return;
+		}
+
+	frr_each_safe (fare_nhgs, &fare_nhgs, g)
+		if (g->prev_key)
+			fare_nhg_settle_ahead(g);
+
+	while ((r = fare_nhg_pending_first(&fare_nhg_pending))) {
+		g = r->group;
+		if (fare_nhg_replaceable(g, r->want)) {
+			fare_nhg_replace(g, r->want);
+			continue;
+		}
+		/* it moves: bgpd sends it again with its new group */
+		g = fare_nhg_get(&r->want);
+		fare_nhg_pending_del(&fare_nhg_pending, r);
+		r->group->pending--;
+		fare_nhg_route_assign(r, g);
+		if (g && !g->installed)
+			fare_nhg_install(g);
+		fare_nhg_route_resend(r);
+	}
+	frr_each_safe (fare_nhgs, &fare_nhgs, g)
+		fare_nhg_gc(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Instances, zebra, shows                                              */
+/* ------------------------------------------------------------------ */
+
+/* Whether bgpd finds every multipath of the destination from its best
+ * path on (bgp_path_info_mpath_next()), as when it sends the route: the
+ * best path heads the list only while the list is as bgpd's selection
+ * sorted it (a path that arrived since, or a multipath, may stand before
+ * it until the destination is processed again).
+ */
+static bool fare_nhg_paths_sorted(struct bgp_dest *dest, struct bgp_path_info *best)
+{
+	struct bgp_path_info *pi;
+	uint32_t n = 0;
+
+	for (pi = best; pi; pi = bgp_path_info_mpath_next(pi))
+		n++;
+	return n == bgp_path_info_mpath_count(dest);
+}
+
+/* A re-evaluation of the instance's routes starts (a link's bandwidth, a
+ * hold-down's end): one route of each group it concerns is sent to zebra
+ * at once, ahead of the pass, so that its group is replaced in place
+ * (fare_nhg_ahead()) before bgpd has processed every route: the kernel
+ * holds the new weights after one message per group, whatever the number
+ * of routes. The rest of the pass finds them replaced and sends nothing.
+ * Only a route whose path list bgpd would walk as it is now is sent so; a
+ * group without one is replaced with the first of its routes the pass
+ * sends.
+ */
+static void fare_nhg_refresh_start(struct fare_instance *fi, bool all)
+{
+	struct fare_nhg_route *r;
+	struct bgp_path_info *best;
+	uint32_t probed = 0;
+
+	if (!fi->enabled || !fi->nhg)
+		return;
+	if (!++fare_nhg_probe_gen)
+		fare_nhg_probe_gen = 1;
+	frr_each_safe (fare_nhg_routes, &fare_nhg_routes, r) {
+		struct fare_nhg *g = r->group;
+
+		if (r->bgp != fi->bgp || !g || g->probed == fare_nhg_probe_gen ||
+		    r->sent_group != g || r->want || g->prev_key)
+			continue;
+		best = fare_dest_selected((struct bgp_dest *)r->dest);
+		if (!best || !fare_nhg_paths_sorted((struct bgp_dest *)r->dest, best) ||
+		    (!all && !fare_dest_due_refresh(fi, (struct bgp_dest *)r->dest)))
+			continue;
+		g->probed = fare_nhg_probe_gen;
+		probed++;
+		/* may free r (no longer weighted by FARE) */
+		bgp_zebra_announce_actual((struct bgp_dest *)r->dest, best, fi->bgp);
+	}
+	if (FARE_DEBUG && probed)
+		zlog_debug("FARE: %s: %u nexthop group(s) re-evaluated ahead of their routes",
+			   fi->bgp->name_pretty, probed);
+}
+
+void fare_nhg_instance_changed(struct fare_instance *fi)
+{
+	fare_instance_refresh_later(fi, fi->nhg ? "nexthop groups on" : "nexthop groups off");
+}
+
+/* an instance goes: its routes' records with it */
+static void fare_nhg_instance_free(struct fare_instance *fi)
+{
+	struct fare_nhg_route *r;
+
+	frr_each_safe (fare_nhg_routes, &fare_nhg_routes, r)
+		if (r->bgp == fi->bgp)
+			fare_nhg_route_free(r);
+}
+
+void fare_nhg_zebra_connected(void)
+{
+	struct fare_nhg_route *r;
+	struct fare_nhg *g;
+
+	frr_each (fare_nhgs, &fare_nhgs, g)
+		g->installed = false;
+	frr_each (fare_nhg_routes, &fare_nhg_routes, r)
+		fare_nhg_route_sent(r, r->sent_group, 0);
+}
+
+uint32_t fare_nhg_dest_group(const struct bgp_dest *dest)
+{
+	struct fare_nhg_route *r = fare_nhg_route_find(dest);
+
+	return r && r->sent_group ? r->sent_group->id : 0;
+}
+
+bool fare_nhg_supported(void)
+{
+	return true;
+}
+
+static void fare_nhg_member_str(const struct fare_nhg_member *m, char *buf, size_t len)
+{
+	inet_ntop(m->family == FARE_NHG_IPV4 ? AF_INET : AF_INET6, m->gate, buf, len);
+}
+
+void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)
+{
+	json_object *jgroups = NULL, *jg, *jms, *jm;
+	struct fare_nhg *g;
+	char addr[INET6_ADDRSTRLEN];
+	uint16_t i;
+	uint32_t n = 0;
+
+	if (json) {
+		json_object_boolean_add(json, "enabled", fi->nhg);
+		jgroups = json_object_new_array();
+		json_object_object_add(json, "groups", jgroups);
+	} else {
+		vty_out(vty, "Nexthop groups: %s\n", fi->nhg ? "on" : "off");
+	}
+	frr_each (fare_nhgs, &fare_nhgs, g) {
+		if (g->key->vrf_id != fi->bgp->vrf_id)
+			continue;
+		n++;
+		if (json) {
+			jg = json_object_new_object();
+			json_object_int_add(jg, "id", g->id);
+			json_object_int_add(jg, "prefixes", g->users);
+			json_object_int_add(jg, "replacedInPlace", g->replaced);
+			json_object_boolean_add(jg, "installed", g->installed);
+			jms = json_object_new_array();
+			for (i = 0; i < g->key->n; i++) {
+				struct interface *ifp = if_lookup_by_index(g->key->m[i].ifindex,
+									   g->key->m[i].vrf_id);
+
+				fare_nhg_member_str(&g->key->m[i], addr, sizeof(addr));
+				jm = json_object_new_object();
+				json_object_string_add(jm, "nexthop", addr);
+				json_object_string_add(jm, "interface", ifp ? ifp->name : "unknown");
+				json_object_int_add(jm, "weight", g->key->m[i].weight);
+				json_object_array_add(jms, jm);
+			}
+			json_object_object_add(jg, "members", jms);
+			json_object_array_add(jgroups, jg);
+			continue;
+		}
+		vty_out(vty, "  Group %u: %u prefix(es), replaced in place %" PRIu64 " time(s)\n",
+			g->id, g->users, g->replaced);
+		for (i = 0; i < g->key->n; i++) {
+			struct interface *ifp = if_lookup_by_index(g->key->m[i].ifindex,
+								   g->key->m[i].vrf_id);
+
+			fare_nhg_member_str(&g->key->m[i], addr, sizeof(addr));
+			vty_out(vty, "    %s via %s weight %u\n", addr, ifp ? ifp->name : "unknown",
+				g->key->m[i].weight);
+		}
+	}
+	if (json)
+		json_object_int_add(json, "count", n);
+	else
+		vty_out(vty, "  %u group(s)\n", n);
+}
+
+void fare_nhg_init(void)
+{
+	fare_nhgs_init(&fare_nhgs);
+	fare_nhg_routes_init(&fare_nhg_routes);
+	fare_nhg_pending_init(&fare_nhg_pending);
+	hook_register(bgp_zebra_route_nhg, fare_nhg_route_announce);
+	hook_register(bgp_zebra_route_withdrawn, fare_nhg_route_withdrawn);
+}
+
+void fare_nhg_fini(void)
+{
+	struct fare_nhg_route *r;
+	struct fare_nhg *g;
+
+	event_cancel(&t_settle);
+	while ((r = fare_nhg_routes_pop(&fare_nhg_routes))) {
+		XFREE(MTYPE_FARE_NHG_KEY, r->want);
+		bgp_dest_unlock_node((struct bgp_dest *)r->dest);
+		XFREE(MTYPE_FARE_NHG_ROUTE, r);
+	}
+	while ((g = fare_nhgs_pop(&fare_nhgs))) {
+		XFREE(MTYPE_FARE_NHG_KEY, g->key);
+		XFREE(MTYPE_FARE_NHG_KEY, g->prev_key);
+		XFREE(MTYPE_FARE_NHG, g);
+	}
+	fare_nhgs_fini(&fare_nhgs);
+	fare_nhg_routes_fini(&fare_nhg_routes);
+}
+
+#else /* !FARE_HAVE_NHG: bgpd without patch 0021 */
+
+void fare_nhg_init(void)
+{
+}
+
+void fare_nhg_fini(void)
+{
+}
+
+void fare_nhg_instance_changed(struct fare_instance *fi)
+{
+}
+
+static void fare_nhg_instance_free(struct fare_instance *fi)
+{
+}
+
+void fare_nhg_zebra_connected(void)
+{
+}
+
+void fare_nhg_dest_selected(struct bgp_dest *dest)
+{
+}
+
+uint32_t fare_nhg_dest_group(const struct bgp_dest *dest)
+{
+	return 0;
+}
+
+bool fare_nhg_supported(void)
+{
+	return false;
+}
+
+void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)
+{
+	if (json)
+		json_object_boolean_add(json, "enabled", false);
+	else
+		vty_out(vty, "Nexthop groups: not supported by this bgpd\n");
+}
+
+#endif /* FARE_HAVE_NHG */
+
+const struct fare_feature fare_nhg_feature = {
+	.name = "nexthop groups",
+	.instance_free = fare_nhg_instance_free,
+#ifdef FARE_HAVE_NHG
+	.refresh_start = fare_nhg_refresh_start,
+#endif
+};

@@ -1,0 +1,250 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_nhg.py: shared nexthop groups replaced in place
+("bgp fare nexthop-groups", doc/user/fare.rst "Shared nexthop groups").
+
+           +--10G-- r2 (AS 65002) --10G--+
+           |                             |
+  r1 (AS 65001)                          r4 (AS 65004), originates
+           |                             |  PREFIXES (IPv4 and IPv6) and
+           +--10G-- r3 (AS 65003) --10G--+  MOVER (bgp fare originate)
+
+Link bandwidths are zebra's interface `bandwidth` (FARE-3). r1 has
+`bgp fare nexthop-groups`: its FARE-weighted routes point to nexthop
+groups bgpd keeps in zebra, one per distinct weighted next-hop set.
+
+1. The N IPv4 prefixes (MOVER among them) share ONE kernel nexthop group
+   (`ip -j route`'s nhid), the module's own (`show bgp fare
+   nexthop-groups json` has it with N prefixes), weights 1:1
+   (`ip -j nexthop`); the IPv6 prefixes share another.
+2. r1's link to r2 halved (`bandwidth 5000`): r1 weighs 1:2 (FARE-4).
+   Both groups keep their ids, the kernel holds the new weights, and
+   `ip -ts monitor route nexthop`, running during the change, sees no
+   route event at all and one nexthop event per group (the group replaced
+   in place). Before, zebra sent every route again with a new group (one
+   RTM_NEWROUTE per prefix). The monitor runs with the namespace's
+   net.ipv4.nexthop_compat_mode at 0: in the kernel's default compat mode
+   (1) a replaced group makes the kernel itself notify every route that
+   uses it (one RTM_NEWROUTE notification per route, nothing installed);
+   that count is printed too.
+3. r3 stops advertising MOVER to r1: MOVER's next-hop set changes, it
+   moves to another group; the others keep theirs. r3 advertises it
+   again: MOVER is back in the shared group, and the group it had meanwhile
+   has no route left and is deleted (gone from the show at once, and from
+   the kernel once zebra's `zebra nexthop-group keep` time, 1 s here, is
+   over).
+4. `no bgp fare nexthop-groups`: the routes go back to zebra's own
+   groups, the module's are deleted; the knob is written back by `show
+   running-config` only when set.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+import pytest
+
+# pylint: disable=C0413
+from lib.topogen import get_topogen
+from fare.common import kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Fabric
+
+pytestmark = [pytest.mark.bgpd]
+
+# more to measure at scale (FARE_NHG_PREFIXES=1000: what the change
+# costs the kernel, printed with pytest -s), not in the default suite
+N = int(os.environ.get("FARE_NHG_PREFIXES", "6"))
+PREFIXES = ["172.{}.{}.0/24".format(16 + i // 256, i % 256) for i in range(N)]
+PREFIXES6 = ["2001:db8:16:{:x}::/64".format(i) for i in range(N)]
+MOVER = PREFIXES[0]
+FABRIC = Fabric(
+    {"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004},
+    [("r1", "r2", 10), ("r1", "r3", 10), ("r2", "r4", 10), ("r3", "r4", 10)],
+    originate={"r4": PREFIXES + PREFIXES6},
+    fare_lines={"r1": [" bgp fare", " bgp fare nexthop-groups"]},
+    extra={"r3": ["!", "ip prefix-list NOMOVER seq 5 deny {}".format(MOVER),
+                  "ip prefix-list NOMOVER seq 10 permit any"],
+           # zebra deletes a group no route uses after this (180 s by default)
+           "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"]},
+    link_config="interface",
+)
+MONITOR = "/tmp/fare_nhg_monitor.txt"
+
+
+def setup_module(mod):
+    start_fabric(mod, FABRIC, FABRIC.config)
+
+
+def teardown_module(_mod):
+    get_topogen().stop_topology()
+
+
+def _route(router, prefix):
+    fam = "-6" if ":" in prefix else "-4"
+    routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
+    return routes[0] if routes else {}
+
+
+def _nhids(router, prefixes):
+    return {p: _route(router, p).get("nhid") for p in prefixes}
+
+
+def _group_members(router, nhid):
+    "{device: weight} of kernel nexthop group nhid ({} when there is none)."
+    out = router.run("ip -j nexthop show id {} 2>/dev/null".format(nhid)).strip()
+    if not out:
+        return {}
+    nhg = json.loads(out)[0]
+    members = {}
+    for m in nhg.get("group", []):
+        nh = json.loads(router.run("ip -j nexthop show id {}".format(m["id"])))[0]
+        members[nh["dev"]] = m.get("weight", 1)
+    return members
+
+
+def _module_groups(router):
+    "{id: show bgp fare nexthop-groups json's group} of r1's default instance."
+    j = vtysh_json(router, "show bgp fare nexthop-groups json")
+    return {g["id"]: g for g in j.get("groups", [])}
+
+
+def _shared(router, prefixes):
+    "The one nhid all of prefixes have, None when they differ or have none."
+    ids = set(_nhids(router, prefixes).values())
+    return ids.pop() if len(ids) == 1 else None
+
+
+STATE = {}
+
+
+def test_one_group_per_weight_vector():
+    "N prefixes with the same weighted next hops share one group of the module, 1:1."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    exp = {"to-r2": 1, "to-r3": 1}
+    for prefixes in (PREFIXES, PREFIXES6):
+        ipv6 = prefixes is PREFIXES6
+        for p in prefixes:
+            assert wait_for(lambda: kernel_weights(r1, p, ipv6=ipv6), exp) == exp, p
+        assert wait_for(lambda: _shared(r1, prefixes) in _module_groups(r1), True) is True
+        gid = _shared(r1, prefixes)
+        assert gid, _nhids(r1, prefixes)
+        # the module's group: in its show, with all N prefixes
+        groups = wait_for(lambda: _module_groups(r1).get(gid, {}).get("prefixes"), N)
+        assert groups == N, _module_groups(r1)
+        assert _group_members(r1, gid) == exp
+        g = _module_groups(r1)[gid]
+        assert sorted(m["weight"] for m in g["members"]) == [1, 1]
+        # show bgp fare shows the prefix's group
+        fam = "ipv6" if ipv6 else "ipv4"
+        j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, prefixes[1]))
+        assert j["prefixes"][prefixes[1]]["nexthopGroupId"] == gid
+        STATE[fam] = gid
+
+
+def _monitor_start(router):
+    router.run("rm -f {0}; ip -ts monitor route nexthop > {0} 2>&1 & echo $! > {0}.pid"
+               .format(MONITOR))
+    time.sleep(0.5)
+
+
+def _monitor_stop(router):
+    time.sleep(1)  # anything late still counted
+    router.run("kill $(cat {0}.pid)".format(MONITOR))
+    return router.run("cat {}".format(MONITOR))
+
+
+def test_weights_change_in_place():
+    "A link halved: each group replaced in place, same id, new weights, no route sent again."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    if "ipv4" not in STATE:
+        pytest.skip("no shared groups")
+    exp = {"to-r2": 1, "to-r3": 2}
+    # only what zebra sends, not the kernel's notifications of the routes
+    # of a replaced group (compat mode 1)
+    r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
+    _monitor_start(r1)
+    try:
+        t0 = time.time()
+        sys.stderr.write("fare_nhg: bandwidth changed at {}\n".format(
+            time.strftime("%H:%M:%S", time.localtime(t0)) + ("%.6f" % (t0 % 1))[1:]))
+        r1.vtysh_cmd("configure terminal\ninterface to-r2\nbandwidth 5000\n")
+        for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
+            got = wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=100, wait=0.1)
+            assert got == exp, (fam, got)
+        elapsed = time.time() - t0
+    finally:
+        monitor = _monitor_stop(r1)
+        r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
+    sys.stderr.write("fare_nhg: weights in the kernel {:.2f} s after the change (polled), "
+                     "{} monitor line(s)\n{}\n".format(elapsed, len(monitor.splitlines()),
+                                                       "\n".join(monitor.splitlines()[:40])))
+    # every prefix still on its group, with the new weights
+    for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
+        assert _nhids(r1, prefixes) == {p: STATE[fam] for p in prefixes}
+        for p in prefixes:
+            assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, p
+        assert _module_groups(r1)[STATE[fam]]["replacedInPlace"] >= 1
+    lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
+    ours = set(PREFIXES + PREFIXES6)
+    # "[time] PREFIX ..." or "[time] Deleted PREFIX ..."
+    route_events = [l for l in lines if ours & set(l.split()[1:3])]
+    assert route_events == [], monitor
+    group_events = [l for l in lines if re.search(r"\bid ({}|{}) group".format(
+        STATE["ipv4"], STATE["ipv6"]), l)]
+    assert len(group_events) == 2, monitor
+
+
+def test_prefix_moves_when_its_vector_changes():
+    "MOVER loses its path via r3: another group; back: the shared one, its own deleted."
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    if "ipv4" not in STATE:
+        pytest.skip("no shared groups")
+    gid = STATE["ipv4"]
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "neighbor 10.100.2.1 prefix-list NOMOVER out\n")
+    assert wait_for(lambda: kernel_weights(r1, MOVER), {"to-r2": 1}) == {"to-r2": 1}
+    moved = _route(r1, MOVER).get("nhid")
+    assert moved != gid
+    # the others stay where they were, weights unchanged
+    assert _nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
+    assert _group_members(r1, gid) == {"to-r2": 1, "to-r3": 2}
+    groups = _module_groups(r1)
+    assert groups[gid]["prefixes"] == N - 1
+    assert moved in groups and groups[moved]["prefixes"] == 1
+    STATE["moved"] = moved
+
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "no neighbor 10.100.2.1 prefix-list NOMOVER out\n")
+    assert wait_for(lambda: _route(r1, MOVER).get("nhid"), gid) == gid
+    assert wait_for(lambda: moved in _module_groups(r1), False) is False
+    assert _module_groups(r1)[gid]["prefixes"] == N
+    # deleted from the kernel too
+    assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
+                    "") == ""
+
+
+def test_knob_off_and_config():
+    "no bgp fare nexthop-groups: zebra's own groups again, the module's deleted."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    assert "\n bgp fare nexthop-groups\n" in r1.vtysh_cmd("show running-config")
+    assert vtysh_json(r1, "show bgp fare json")["config"]["nexthopGroups"] is True
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno bgp fare nexthop-groups\n")
+    assert wait_for(lambda: _module_groups(r1), {}) == {}
+    assert "bgp fare nexthop-groups" not in r1.vtysh_cmd("show running-config")
+    for p in PREFIXES:
+        assert kernel_weights(r1, p) == {"to-r2": 1, "to-r3": 2}, p
+    j = vtysh_json(r1, "show bgp ipv4 fare {} json".format(PREFIXES[1]))
+    assert j["prefixes"][PREFIXES[1]]["nexthopGroupId"] == 0
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare nexthop-groups\n")
+    assert wait_for(lambda: _shared(r1, PREFIXES) in _module_groups(r1), True) is True
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))
