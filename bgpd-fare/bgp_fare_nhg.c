@@ -38,13 +38,13 @@
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_nhg.h"
+#include "bgpd/fare/bgp_fare_nhg_private.h"
 
 #include "fare_nhg.h"
 
 #ifdef FARE_HAVE_NHG
 
 DEFINE_MTYPE_STATIC(FARE, FARE_NHG, "FARE nexthop group");
-DEFINE_MTYPE_STATIC(FARE, FARE_NHG_KEY, "FARE nexthop group key");
 DEFINE_MTYPE_STATIC(FARE, FARE_NHG_ROUTE, "FARE nexthop group route");
 
 /* Announcements of the routes of a group wait this long for the rest of
@@ -54,43 +54,6 @@ DEFINE_MTYPE_STATIC(FARE, FARE_NHG_ROUTE, "FARE nexthop group route");
  */
 #define FARE_NHG_SETTLE_MSEC 5
 
-PREDECL_HASH(fare_nhgs);
-PREDECL_HASH(fare_nhg_routes);
-PREDECL_DLIST(fare_nhg_pending);
-
-/* A nexthop group of the module in zebra */
-struct fare_nhg {
-	struct fare_nhgs_item item;
-	uint32_t id;
-	uint32_t hash;
-	struct fare_nhg_key *key;
-	uint32_t users;	     /* routes assigned to it */
-	uint32_t sent_users; /* routes zebra has on it */
-	uint32_t pending;    /* its routes announced with another key */
-	bool installed;	     /* sent to zebra (this connection) */
-	uint64_t replaced;   /* times replaced in place */
-	/* Replaced ahead of its routes (fare_nhg_ahead()): the key it had,
-	 * and how many of its routes were announced with the new one since
-	 * (those whose confirmed equals gen)
-	 */
-	struct fare_nhg_key *prev_key;
-	uint32_t gen;
-	uint32_t confirmed;
-	uint32_t probed; /* fare_nhg_refresh_start() pass */
-};
-
-/* A route FARE weighs, sent or to be sent through a group */
-struct fare_nhg_route {
-	struct fare_nhg_routes_item item;
-	struct fare_nhg_pending_item pitem;
-	const struct bgp_dest *dest;
-	struct bgp *bgp;
-	struct fare_nhg *group;	     /* assigned */
-	struct fare_nhg *sent_group; /* what zebra has (NULL: not on one) */
-	uint32_t sent_fp;	     /* the route as sent (fare_nhg_fingerprint) */
-	struct fare_nhg_key *want;   /* announced with this key, waiting */
-	uint32_t confirmed;	     /* its group's gen when announced with its key */
-};
 
 static int fare_nhg_cmp(const struct fare_nhg *a, const struct fare_nhg *b)
 {
@@ -127,124 +90,6 @@ static struct event *t_settle;
 static uint32_t fare_nhg_probe_gen;
 
 /* ------------------------------------------------------------------ */
-/* Keys from routes                                                     */
-/* ------------------------------------------------------------------ */
-
-/* The connected or single resolved hop of a next hop bgpd sent without
- * an interface (an IPv4 or global IPv6 address): the kernel's nexthop
- * objects need both. False when it resolves to several hops or none.
- */
-static bool fare_nhg_resolve(struct bgp_path_info *best, const struct zapi_nexthop *api_nh,
-			     struct fare_nhg_member *m)
-{
-	struct bgp_path_info *pi;
-	int family = api_nh->type == NEXTHOP_TYPE_IPV4 ? AF_INET : AF_INET6;
-
-	for (pi = best; pi; pi = bgp_path_info_mpath_next(pi)) {
-		const struct bgp_nexthop_cache *bnc = pi->nexthop;
-		const struct nexthop *nh;
-
-		if (!bnc || bnc->prefix.family != family)
-			continue;
-		if (family == AF_INET ? bnc->prefix.u.prefix4.s_addr != api_nh->gate.ipv4.s_addr
-				      : !IPV6_ADDR_SAME(&bnc->prefix.u.prefix6, &api_nh->gate.ipv6))
-			continue;
-		nh = bnc->nexthop;
-		if (!CHECK_FLAG(bnc->flags, BGP_NEXTHOP_VALID) || bnc->nexthop_num != 1 || !nh ||
-		    !nh->ifindex)
-			return false;
-		m->ifindex = nh->ifindex;
-		if (CHECK_FLAG(bnc->flags, BGP_NEXTHOP_CONNECTED))
-			return true;
-		/* recursive: the hop it resolves to */
-		switch (nh->type) {
-		case NEXTHOP_TYPE_IPV4_IFINDEX:
-			m->family = FARE_NHG_IPV4;
-			memset(m->gate, 0, sizeof(m->gate));
-			memcpy(m->gate, &nh->gate.ipv4, 4);
-			return true;
-		case NEXTHOP_TYPE_IPV6_IFINDEX:
-			m->family = FARE_NHG_IPV6;
-			memcpy(m->gate, &nh->gate.ipv6, 16);
-			return true;
-		default:
-			return false;
-		}
-	}
-	return false;
-}
-
-/* The key of a route as bgpd built it for zebra; NULL when it cannot go
- * through a group: not weighted by FARE, or a next hop the kernel's
- * nexthop objects do not take as it is (labels, SRv6, unresolved, ...).
- */
-static struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best, const struct zapi_route *api)
-{
-	struct fare_nhg_key *key;
-	uint16_t i;
-
-	if (!CHECK_FLAG(api->flags, ZEBRA_FLAG_NEXTHOP_WEIGHT_EXACT) ||
-	    CHECK_FLAG(api->message, ZAPI_MESSAGE_NHG) ||
-	    CHECK_FLAG(api->message, ZAPI_MESSAGE_BACKUP_NEXTHOPS) ||
-	    CHECK_FLAG(api->message, ZAPI_MESSAGE_SRTE) || !api->nexthop_num ||
-	    api->nexthop_num > MULTIPATH_NUM)
-		return NULL;
-
-	key = XCALLOC(MTYPE_FARE_NHG_KEY, fare_nhg_key_size(api->nexthop_num));
-	key->vrf_id = api->vrf_id;
-	key->n = api->nexthop_num;
-	for (i = 0; i < api->nexthop_num; i++) {
-		const struct zapi_nexthop *api_nh = &api->nexthops[i];
-		struct fare_nhg_member *m = &key->m[i];
-
-		if (api_nh->label_num || api_nh->seg_num ||
-		    CHECK_FLAG(api_nh->flags, ZAPI_NEXTHOP_FLAG_EVPN) || !api_nh->weight)
-			goto fail;
-		m->vrf_id = api_nh->vrf_id;
-		m->weight = api_nh->weight;
-		m->onlink = CHECK_FLAG(api_nh->flags, ZAPI_NEXTHOP_FLAG_ONLINK);
-		m->ifindex = api_nh->ifindex;
-		switch (api_nh->type) {
-		case NEXTHOP_TYPE_IPV4:
-		case NEXTHOP_TYPE_IPV4_IFINDEX:
-			m->family = FARE_NHG_IPV4;
-			memcpy(m->gate, &api_nh->gate.ipv4, 4);
-			break;
-		case NEXTHOP_TYPE_IPV6:
-		case NEXTHOP_TYPE_IPV6_IFINDEX:
-			m->family = FARE_NHG_IPV6;
-			memcpy(m->gate, &api_nh->gate.ipv6, 16);
-			break;
-		default:
-			goto fail;
-		}
-		if (!m->ifindex && !fare_nhg_resolve(best, api_nh, m))
-			goto fail;
-	}
-	if (fare_nhg_key_normalize(key))
-		return key;
-fail:
-	XFREE(MTYPE_FARE_NHG_KEY, key);
-	return NULL;
-}
-
-/* Everything of a route zebra installs but its next hops */
-static uint32_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id)
-{
-	uint32_t h = jhash(&api->prefix.u, PSIZE(api->prefix.prefixlen),
-			   api->prefix.family << 8 | api->prefix.prefixlen);
-	uint32_t msg = api->message & ~(ZAPI_MESSAGE_NHG | ZAPI_MESSAGE_NEXTHOP);
-
-	h = jhash_3words(api->vrf_id, api->type << 16 | api->instance, api->safi, h);
-	h = jhash_3words(api->flags, msg, api->distance, h);
-	h = jhash_3words(api->metric, (uint32_t)api->tag, api->mtu, h);
-	h = jhash_3words(api->tableid, nhg_id, api->srte_color, h);
-	if (CHECK_FLAG(api->message, ZAPI_MESSAGE_OPAQUE))
-		h = jhash(api->opaque.data, api->opaque.length, h);
-	return h | 1; /* never 0: 0 is "not sent" */
-}
-
-/* ------------------------------------------------------------------ */
 /* Groups                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -277,14 +122,6 @@ static void fare_nhg_install(struct fare_nhg *g)
 	g->installed = true;
 	if (FARE_DEBUG)
 		zlog_debug("FARE: nexthop group %u: %u member(s) sent to zebra", g->id, g->key->n);
-}
-
-static struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key)
-{
-	struct fare_nhg_key *copy = XMALLOC(MTYPE_FARE_NHG_KEY, fare_nhg_key_size(key->n));
-
-	memcpy(copy, key, fare_nhg_key_size(key->n));
-	return copy;
 }
 
 static struct fare_nhg *fare_nhg_find(const struct fare_nhg_key *key)

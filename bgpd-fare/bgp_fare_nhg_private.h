@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: shared nexthop groups, the parts bgp_fare_nhg.c (the groups
+ * and their routes) and bgp_fare_nhg_key.c (a route's key) share.
+ */
+#ifndef _BGP_FARE_NHG_PRIVATE_H
+#define _BGP_FARE_NHG_PRIVATE_H
+
+#include "memory.h"
+#include "typesafe.h"
+
+#include "fare_nhg.h"
+
+struct bgp_path_info;
+struct zapi_route;
+
+DECLARE_MTYPE(FARE_NHG_KEY);
+
+PREDECL_HASH(fare_nhgs);
+PREDECL_HASH(fare_nhg_routes);
+PREDECL_DLIST(fare_nhg_pending);
+
+/* A nexthop group of the module in zebra */
+struct fare_nhg {
+	struct fare_nhgs_item item;
+	uint32_t id;
+	uint32_t hash;
+	struct fare_nhg_key *key;
+	uint32_t users;	     /* routes assigned to it */
+	uint32_t sent_users; /* routes zebra has on it */
+	uint32_t pending;    /* its routes announced with another key */
+	bool installed;	     /* sent to zebra (this connection) */
+	uint64_t replaced;   /* times replaced in place */
+	/* Replaced ahead of its routes (fare_nhg_ahead()): the key it had,
+	 * and how many of its routes were announced with the new one since
+	 * (those whose confirmed equals gen)
+	 */
+	struct fare_nhg_key *prev_key;
+	uint32_t gen;
+	uint32_t confirmed;
+	uint32_t probed; /* fare_nhg_refresh_start() pass */
+};
+
+/* A route FARE weighs, sent or to be sent through a group */
+struct fare_nhg_route {
+	struct fare_nhg_routes_item item;
+	struct fare_nhg_pending_item pitem;
+	const struct bgp_dest *dest;
+	struct bgp *bgp;
+	struct fare_nhg *group;	     /* assigned */
+	struct fare_nhg *sent_group; /* what zebra has (NULL: not on one) */
+	uint32_t sent_fp;	     /* the route as sent (fare_nhg_fingerprint) */
+	struct fare_nhg_key *want;   /* announced with this key, waiting */
+	uint32_t confirmed;	     /* its group's gen when announced with its key */
+};
+
+/* The key of the route bgpd is about to send (its weighted next hops,
+ * each with an interface), or NULL when it cannot go through a group.
+ */
+extern struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best,
+					    const struct zapi_route *api);
+/* What else of the route zebra has (0 never: 0 is "not sent") */
+extern uint32_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id);
+extern struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key);
+
+#endif /* _BGP_FARE_NHG_PRIVATE_H */
