@@ -88,6 +88,7 @@ cat >"$tmp/good.json" <<'EOF'
         "parallel-links": "per-session",
         "hold-down": 30,
         "lower-transitive": false,
+        "nexthop-groups": true,
         "path-bandwidth": {
           "sub-type": 48
         },
