@@ -62,7 +62,7 @@ import pytest
 from lib.topogen import get_topogen
 from lib.topolog import logger
 from fare.common import (
-    GBPS, assert_no_fare_memory_at_exit, fare_memory, kernel_weights, settled_memory,
+    GBPS, assert_no_fare_memory_at_exit, fare_memory, frr_release, kernel_weights, settled_memory,
     start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
 from fare.fabric import Topology
@@ -96,6 +96,18 @@ for _i in range(3):
     TOPOLOGY.link("r1", "r2", "r1-eth{}".format(_i), "r2-eth{}".format(_i))
 
 
+def nexthop_groups():
+    "Whether this FRR has the module's shared nexthop groups (patch 0021: FRR 10.7's series)."
+    return frr_release(get_topogen()) >= (10, 7)
+
+
+def r1_vrf_bgp():
+    "R1_VRF_BGP, without bgp fare nexthop-groups where this FRR has none."
+    if nexthop_groups():
+        return R1_VRF_BGP
+    return R1_VRF_BGP.replace(" bgp fare nexthop-groups\n", "")
+
+
 def config_of(name):
     if name == "r1":
         return "\n".join([
@@ -106,7 +118,7 @@ def config_of(name):
             "router bgp 65001", " bgp router-id 10.255.0.1", " no bgp ebgp-requires-policy",
             " timers bgp 3 9", " neighbor 10.0.10.2 remote-as 65002",
             " neighbor 10.0.10.2 timers connect 1", " bgp fare",
-            " neighbor 10.0.10.2 fare link-bandwidth 100G", "exit", R1_VRF_BGP])
+            " neighbor 10.0.10.2 fare link-bandwidth 100G", "exit", r1_vrf_bgp()])
     lines = ["hostname r2"]
     for i in range(3):
         lines += ["interface r2-eth{}".format(i), " ip address 10.0.1{}.2/24".format(i), "exit"]
@@ -242,14 +254,17 @@ def test_vrf_bandwidth_change():
     "r1-eth2 of the VRF to 200G: 3:2 in the namespace, the same group; the default VRF unchanged."
     tgen = tgen_or_skip()
     r1 = tgen.gears["r1"]
+    groups = nexthop_groups()
     gid = vrf_group(r1)
-    assert gid and module_groups(r1) == {gid: 1}, (gid, module_groups(r1))
+    if groups:
+        assert gid and module_groups(r1) == {gid: 1}, (gid, module_groups(r1))
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
                  "neighbor 10.0.12.2 fare link-bandwidth 200G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 2}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
     # replaced in place: the same group, the module's
-    assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}
+    if groups:
+        assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}
     assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (2, 200)}
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
@@ -275,7 +290,7 @@ def test_vrf_instance_deleted_and_back():
     assert mem["FARE neighbor"] == before["FARE neighbor"] - 4, mem
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
 
-    r1.vtysh_cmd("configure terminal\n" + R1_VRF_BGP)
+    r1.vtysh_cmd("configure terminal\n" + r1_vrf_bgp())
     exp = {"r1-eth1": 3, "r1-eth2": 1}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
     got = {t: settled_memory(r1).get(t, 0) for t in PER_INSTANCE}
