@@ -128,7 +128,7 @@ DEFAULT_FARE = {
     "enabled": False, "mode": "draft", "parallelLinks": "per-neighbor",
     "holdDownSeconds": 10, "role": "node", "pathBandwidthSubType": 48,
     "originate": False, "lowerTransitive": False, "wcmpMaxMembers": 512,
-    "wcmpMaxWeight": 254, "neighbors": {}, "multihoming": {},
+    "wcmpMaxWeight": 254, "nexthopGroups": False, "neighbors": {}, "multihoming": {},
 }
 FARE_LINE = re.compile(r"^\s*(bgp fare\b|neighbor \S+ fare\b)")
 
