@@ -70,7 +70,12 @@ static int bgp_fare_module_init(void)
 	hook_register(peer_status_changed, fare_peer_status_changed);
 	hook_register(bgp_inst_delete, fare_bgp_delete);
 	hook_register(if_real, fare_if_update);
-	hook_register(if_up, fare_if_update);
+	/* before bgpd's own (priority 0): its next-hop tracking then sets
+	 * the paths over the interface apart from their sorted place, which
+	 * keeps shared nexthop groups from being replaced at once
+	 * (fare_nhg_refresh_due())
+	 */
+	hook_register_prio(if_up, -10, fare_if_update);
 	hook_register(if_down, fare_if_update);
 	hook_register(if_unreal, fare_if_gone);
 	hook_register(if_del, fare_if_gone);

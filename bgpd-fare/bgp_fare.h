@@ -238,10 +238,12 @@ struct fare_feature {
 	void (*dest_changed)(struct fare_instance *fi, const struct bgp_dest *dest);
 	/* a session came up */
 	void (*peer_up)(struct fare_instance *fi, struct peer *peer);
-	/* a re-evaluation of the instance's routes starts (all of them, or
-	 * those through the peers due a refresh), before any is processed
+	/* a re-evaluation of the instance's routes is due (all of them, or
+	 * those through the peers due a refresh): called as soon as the
+	 * change is known, before bgpd handles its next event (the pass
+	 * itself runs later, fare_instance_refresh())
 	 */
-	void (*refresh_start)(struct fare_instance *fi, bool all);
+	void (*refresh_due)(struct fare_instance *fi, bool all);
 	/* its lines of the instance's running-config */
 	void (*config_write)(struct vty *vty, struct fare_instance *fi);
 };

@@ -352,7 +352,6 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	 * averaged mode's per-link values).
 	 */
 	fare_instance_regroup(fi);
-	FARE_FEATURES_CALL(refresh_start, fi, w.all);
 	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_refresh_dest, &w);
 	fare_peers_refreshed(fi);
 	if (FARE_DEBUG)
@@ -371,6 +370,7 @@ static void fare_instance_refresh_event(struct event *event)
 static void fare_refresh_schedule(struct fare_instance *fi, const char *why)
 {
 	fare_state_changed();
+	FARE_FEATURES_CALL(refresh_due, fi, fi->refresh_all);
 	if (!fi->t_refresh)
 		fi->refresh_why = why;
 	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);

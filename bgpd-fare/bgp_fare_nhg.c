@@ -82,12 +82,18 @@ static uint32_t fare_nhg_route_hash(const struct fare_nhg_route *r)
 
 DECLARE_HASH(fare_nhg_routes, struct fare_nhg_route, item, fare_nhg_route_cmp, fare_nhg_route_hash);
 DECLARE_DLIST(fare_nhg_pending, struct fare_nhg_route, pitem);
+DECLARE_DLIST(fare_nhg_members, struct fare_nhg_route, gitem);
+
+/* the number of routes assigned to group g */
+static inline uint32_t fare_nhg_users(const struct fare_nhg *g)
+{
+	return fare_nhg_members_count(&g->routes);
+}
 
 static struct fare_nhgs_head fare_nhgs;
 static struct fare_nhg_routes_head fare_nhg_routes;
 static struct fare_nhg_pending_head fare_nhg_pending;
 static struct event *t_settle;
-static uint32_t fare_nhg_probe_gen;
 
 /* ------------------------------------------------------------------ */
 /* Groups                                                               */
@@ -158,6 +164,7 @@ static struct fare_nhg *fare_nhg_get(struct fare_nhg_key **keyp)
 	g->id = id;
 	g->key = *keyp;
 	g->hash = fare_nhg_key_hash(g->key);
+	fare_nhg_members_init(&g->routes);
 	*keyp = NULL;
 	fare_nhgs_add(&fare_nhgs, g);
 	return g;
@@ -166,7 +173,7 @@ static struct fare_nhg *fare_nhg_get(struct fare_nhg_key **keyp)
 /* A group no route is assigned to and zebra has no route on is deleted */
 static void fare_nhg_gc(struct fare_nhg *g)
 {
-	if (g->users || g->sent_users)
+	if (fare_nhg_users(g) || g->sent_users)
 		return;
 	if (g->installed) {
 		struct zapi_nhg api_nhg = { .id = g->id };
@@ -177,6 +184,7 @@ static void fare_nhg_gc(struct fare_nhg *g)
 		zlog_debug("FARE: nexthop group %u: no route uses it, deleted", g->id);
 	fare_nhgs_del(&fare_nhgs, g);
 	bgp_nhg_id_free(g->id);
+	fare_nhg_members_fini(&g->routes);
 	XFREE(MTYPE_FARE_NHG_KEY, g->key);
 	XFREE(MTYPE_FARE_NHG, g);
 }
@@ -215,7 +223,7 @@ static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
 	if (r->group == g)
 		return;
 	if (r->group) {
-		r->group->users--;
+		fare_nhg_members_del(&r->group->routes, r);
 		if (r->group->prev_key && r->confirmed == r->group->gen)
 			r->group->confirmed--;
 		fare_nhg_settle_later(); /* it may be unused now */
@@ -223,7 +231,7 @@ static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
 	r->confirmed = 0;
 	r->group = g;
 	if (g)
-		g->users++;
+		fare_nhg_members_add_tail(&g->routes, r);
 }
 
 /* What zebra has for the route: on group g (NULL: its own next hops or
@@ -294,7 +302,7 @@ static void fare_nhg_ahead(struct fare_nhg *g, struct fare_nhg_key *key)
 	fare_nhg_settle_later();
 	if (FARE_DEBUG)
 		zlog_debug("FARE: nexthop group %u replaced in place ahead of its %u route(s)",
-			   g->id, g->users);
+			   g->id, fare_nhg_users(g));
 }
 
 /* bgpd sends a route to zebra (patch 0021's bgp_zebra_route_nhg hook) */
@@ -415,7 +423,7 @@ static bool fare_nhg_replaceable(struct fare_nhg *g, const struct fare_nhg_key *
 {
 	struct fare_nhg_route *r;
 
-	if (g->pending != g->users || fare_nhg_find(key))
+	if (g->pending != fare_nhg_users(g) || fare_nhg_find(key))
 		return false;
 	frr_each (fare_nhg_pending, &fare_nhg_pending, r)
 		if (r->group == g && !fare_nhg_key_equal(r->want, key))
@@ -459,9 +467,8 @@ static void fare_nhg_route_wait(struct fare_nhg_route *r, const struct fare_nhg_
 static void fare_nhg_settle_ahead(struct fare_nhg *g)
 {
 	struct fare_nhg_key *prev = g->prev_key, *now = g->key;
-	uint32_t stayed = g->users > g->confirmed + g->pending
-				  ? g->users - g->confirmed - g->pending
-				  : 0;
+	uint32_t users = fare_nhg_users(g);
+	uint32_t stayed = users > g->confirmed + g->pending ? users - g->confirmed - g->pending : 0;
 	bool back = stayed > g->confirmed && !fare_nhg_find(prev);
 	struct fare_nhg_route *r;
 
@@ -471,8 +478,8 @@ static void fare_nhg_settle_ahead(struct fare_nhg *g)
 			fare_nhg_rekey(g, prev);
 			prev = NULL;
 		}
-		frr_each (fare_nhg_routes, &fare_nhg_routes, r) {
-			if (r->group != g || r->want)
+		frr_each (fare_nhg_members, &g->routes, r) {
+			if (r->want)
 				continue;
 			if (back && r->confirmed == g->gen)
 				fare_nhg_route_wait(r, now);
@@ -551,44 +558,66 @@ static bool fare_nhg_paths_sorted(struct bgp_dest *dest, struct bgp_path_info *b
 	return n == bgp_path_info_mpath_count(dest);
 }
 
-/* A re-evaluation of the instance's routes starts (a link's bandwidth, a
+/* A re-evaluation of the instance's routes is due (a link's bandwidth, a
  * hold-down's end): one route of each group it concerns is sent to zebra
- * at once, ahead of the pass, so that its group is replaced in place
- * (fare_nhg_ahead()) before bgpd has processed every route: the kernel
- * holds the new weights after one message per group, whatever the number
- * of routes. The rest of the pass finds them replaced and sends nothing.
- * Only a route whose path list bgpd would walk as it is now is sent so; a
- * group without one is replaced with the first of its routes the pass
+ * at once, before bgpd handles anything else, so that its group is
+ * replaced in place (fare_nhg_ahead()) before bgpd has processed every
+ * route: the kernel holds the new weights after one message per group,
+ * whatever the number of routes. The pass finds them replaced and sends
+ * nothing. It runs as soon as the change is known: an interface change
+ * also makes bgpd's next-hop tracking set the paths over it apart from
+ * their sorted place (until each destination is processed again), and
+ * only a route whose path list bgpd would walk as it is now is sent so.
+ * A group without one is replaced with the first of its routes the pass
  * sends.
  */
-static void fare_nhg_refresh_start(struct fare_instance *fi, bool all)
+static void fare_nhg_refresh_due(struct fare_instance *fi, bool all)
 {
-	struct fare_nhg_route *r;
+	struct fare_nhg_route *r, **probes;
 	struct bgp_path_info *best;
-	uint32_t probed = 0;
+	struct fare_nhg *g;
+	uint32_t n = 0, groups = 0, i;
 
-	if (!fi->enabled || !fi->nhg)
+	if (!fi->enabled || !fi->nhg || !fare_nhgs_count(&fare_nhgs))
 		return;
-	if (!++fare_nhg_probe_gen)
-		fare_nhg_probe_gen = 1;
-	frr_each_safe (fare_nhg_routes, &fare_nhg_routes, r) {
-		struct fare_nhg *g = r->group;
+	/* chosen first: a route sent may replace its group in place, which
+	 * moves the group in the hash
+	 */
+	probes = XCALLOC(MTYPE_TMP, fare_nhgs_count(&fare_nhgs) * sizeof(*probes));
+	frr_each (fare_nhgs, &fare_nhgs, g) {
+		if (g->key->vrf_id != fi->bgp->vrf_id || g->prev_key)
+			continue;
+		groups++;
+		frr_each (fare_nhg_members, &g->routes, r) {
+			struct bgp_dest *dest = (struct bgp_dest *)r->dest;
 
-		if (r->bgp != fi->bgp || !g || g->probed == fare_nhg_probe_gen ||
-		    r->sent_group != g || r->want || g->prev_key)
-			continue;
-		best = fare_dest_selected((struct bgp_dest *)r->dest);
-		if (!best || !fare_nhg_paths_sorted((struct bgp_dest *)r->dest, best) ||
-		    (!all && !fare_dest_due_refresh(fi, (struct bgp_dest *)r->dest)))
-			continue;
-		g->probed = fare_nhg_probe_gen;
-		probed++;
-		/* may free r (no longer weighted by FARE) */
-		bgp_zebra_announce_actual((struct bgp_dest *)r->dest, best, fi->bgp);
+			if (r->bgp != fi->bgp || r->sent_group != g || r->want)
+				continue;
+			best = fare_dest_selected(dest);
+			if (!best || !fare_nhg_paths_sorted(dest, best) ||
+			    (!all && !fare_dest_due_refresh(fi, dest)))
+				continue;
+			probes[n++] = r;
+			break;
+		}
 	}
-	if (FARE_DEBUG && probed)
-		zlog_debug("FARE: %s: %u nexthop group(s) re-evaluated ahead of their routes",
-			   fi->bgp->name_pretty, probed);
+	for (i = 0; i < n; i++) {
+		struct bgp_dest *dest = (struct bgp_dest *)probes[i]->dest;
+		uint64_t replaced;
+
+		/* may free the record (no longer weighted by FARE); a group
+		 * goes only once the events at hand are handled
+		 */
+		g = probes[i]->group;
+		replaced = g->replaced;
+		bgp_zebra_announce_actual(dest, fare_dest_selected(dest), fi->bgp);
+		if (g->replaced != replaced)
+			g->replaced_early++;
+	}
+	XFREE(MTYPE_TMP, probes);
+	if (FARE_DEBUG && groups)
+		zlog_debug("FARE: %s: %u of %u nexthop group(s) re-evaluated ahead of their routes",
+			   fi->bgp->name_pretty, n, groups);
 }
 
 void fare_nhg_instance_changed(struct fare_instance *fi)
@@ -656,8 +685,9 @@ void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)
 		if (json) {
 			jg = json_object_new_object();
 			json_object_int_add(jg, "id", g->id);
-			json_object_int_add(jg, "prefixes", g->users);
+			json_object_int_add(jg, "prefixes", fare_nhg_users(g));
 			json_object_int_add(jg, "replacedInPlace", g->replaced);
+			json_object_int_add(jg, "replacedBeforePass", g->replaced_early);
 			json_object_boolean_add(jg, "installed", g->installed);
 			jms = json_object_new_array();
 			for (i = 0; i < g->key->n; i++) {
@@ -675,8 +705,10 @@ void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)
 			json_object_array_add(jgroups, jg);
 			continue;
 		}
-		vty_out(vty, "  Group %u: %u prefix(es), replaced in place %" PRIu64 " time(s)\n",
-			g->id, g->users, g->replaced);
+		vty_out(vty,
+			"  Group %u: %u prefix(es), replaced in place %" PRIu64 " time(s), %" PRIu64
+			" before bgpd's pass\n",
+			g->id, fare_nhg_users(g), g->replaced, g->replaced_early);
 		for (i = 0; i < g->key->n; i++) {
 			struct interface *ifp = if_lookup_by_index(g->key->m[i].ifindex,
 								   g->key->m[i].vrf_id);
@@ -713,6 +745,7 @@ void fare_nhg_fini(void)
 		XFREE(MTYPE_FARE_NHG_ROUTE, r);
 	}
 	while ((g = fare_nhgs_pop(&fare_nhgs))) {
+		fare_nhg_members_fini(&g->routes);
 		XFREE(MTYPE_FARE_NHG_KEY, g->key);
 		XFREE(MTYPE_FARE_NHG_KEY, g->prev_key);
 		XFREE(MTYPE_FARE_NHG, g);
@@ -771,6 +804,6 @@ const struct fare_feature fare_nhg_feature = {
 	.name = "nexthop groups",
 	.instance_free = fare_nhg_instance_free,
 #ifdef FARE_HAVE_NHG
-	.refresh_start = fare_nhg_refresh_start,
+	.refresh_due = fare_nhg_refresh_due,
 #endif
 };

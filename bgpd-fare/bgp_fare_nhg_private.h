@@ -19,6 +19,7 @@ DECLARE_MTYPE(FARE_NHG_KEY);
 PREDECL_HASH(fare_nhgs);
 PREDECL_HASH(fare_nhg_routes);
 PREDECL_DLIST(fare_nhg_pending);
+PREDECL_DLIST(fare_nhg_members);
 
 /* A nexthop group of the module in zebra */
 struct fare_nhg {
@@ -26,11 +27,12 @@ struct fare_nhg {
 	uint32_t id;
 	uint32_t hash;
 	struct fare_nhg_key *key;
-	uint32_t users;	     /* routes assigned to it */
-	uint32_t sent_users; /* routes zebra has on it */
-	uint32_t pending;    /* its routes announced with another key */
-	bool installed;	     /* sent to zebra (this connection) */
-	uint64_t replaced;   /* times replaced in place */
+	struct fare_nhg_members_head routes; /* the routes assigned to it */
+	uint32_t sent_users;		     /* routes zebra has on it */
+	uint32_t pending;		     /* its routes announced with another key */
+	bool installed;			     /* sent to zebra (this connection) */
+	uint64_t replaced;		     /* times replaced in place */
+	uint64_t replaced_early;	     /* of those, before bgpd's pass (refresh_due) */
 	/* Replaced ahead of its routes (fare_nhg_ahead()): the key it had,
 	 * and how many of its routes were announced with the new one since
 	 * (those whose confirmed equals gen)
@@ -38,13 +40,13 @@ struct fare_nhg {
 	struct fare_nhg_key *prev_key;
 	uint32_t gen;
 	uint32_t confirmed;
-	uint32_t probed; /* fare_nhg_refresh_start() pass */
 };
 
 /* A route FARE weighs, sent or to be sent through a group */
 struct fare_nhg_route {
 	struct fare_nhg_routes_item item;
 	struct fare_nhg_pending_item pitem;
+	struct fare_nhg_members_item gitem; /* in its group's routes */
 	const struct bgp_dest *dest;
 	struct bgp *bgp;
 	struct fare_nhg *group;	     /* assigned */

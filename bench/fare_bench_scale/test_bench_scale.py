@@ -10,7 +10,10 @@ fabric, each from a cold start of every router's bgpd:
   frr-lb     FRR's link-bandwidth WCMP (`set extcommunity bandwidth`,
              `... cumulative` on the spines);
   fare-draft FARE draft mode (FARE-4/5);
-  fare-avg   FARE averaged mode (WP-2).
+  fare-avg   FARE averaged mode (WP-2);
+  fare-draft-nhg, fare-avg-nhg  the same with `bgp fare nexthop-groups`
+             (shared nexthop groups replaced in place; FRR 10.7.1 only).
+FARE_BENCH_VARIANTS (comma-separated) picks some of them.
 
             leaf1 (originates N prefixes, sharpd)
    L1, L2 100G /  | L3..L9 100G, one to each of spine2..spine8
@@ -19,16 +22,21 @@ fabric, each from a cold start of every router's bgpd:
             leaf2 (measured)
 
 spine1 has two links to leaf1, every other spine one: leaf2 weighs spine1
-twice the others (200G against 100G behind it). The failure takes L2 down:
-every WCMP variant must then reweigh all N prefixes to 8 equal members;
-plain ECMP has nothing to change (spine1 still has a path).
+twice the others (200G against 100G behind it). The remote event takes L2
+down (spine1's side): every WCMP variant must then reweigh all N prefixes to
+8 equal members, from spine1's new Path Bandwidth; plain ECMP has nothing to
+change (spine1 still has a path). The local event, after L2 is back, cuts
+leaf2's own link to spine2 (L11) from 400G to 50G with zebra's interface
+`bandwidth`: each FARE variant must weigh spine2 below the six others.
 
 Figures per variant: bgpd CPU seconds (utime+stime) from bgpd's start to
 leaf2's kernel holding all N prefixes with their final weights, on leaf2
 and summed over every router; bgpd peak RSS (VmHWM) on leaf2 and spine2;
-the time from the failure to the last kernel route/nexthop change in
-leaf2's namespace (event timestamps of `ip -ts monitor`), and the number of
-those kernel events.
+for each event, the time from the event to the last kernel route/nexthop
+change in leaf2's namespace (event timestamps of `ip -ts monitor`), and the
+number of those kernel events (nexthop objects and routes apart). leaf2's
+namespace has net.ipv4.nexthop_compat_mode=0, so that a nexthop group
+replaced in place is one kernel event, not one per route that uses it.
 """
 
 import datetime
@@ -47,9 +55,12 @@ SPINES = ["spine{}".format(i) for i in range(1, 9)]
 ROUTERS = dict([("leaf1", 65101)] + [(s, 65000) for s in SPINES] + [("leaf2", 65102)])
 LINKS = ([("leaf1", "spine1", 100)] + [("leaf1", s, 100) for s in SPINES]
          + [(s, "leaf2", 400) for s in SPINES])
-VARIANTS = ["ecmp", "frr-lb", "fare-draft", "fare-avg"]
+ALL_VARIANTS = ["ecmp", "frr-lb", "fare-draft", "fare-avg", "fare-draft-nhg", "fare-avg-nhg"]
+VARIANTS = [v for v in os.environ.get("FARE_BENCH_VARIANTS", ",".join(ALL_VARIANTS)).split(",")
+            if v in ALL_VARIANTS]
 NAMES = {"ecmp": "plain ECMP", "frr-lb": "FRR link-bandwidth",
-         "fare-draft": "FARE draft", "fare-avg": "FARE averaged"}
+         "fare-draft": "FARE draft", "fare-avg": "FARE averaged",
+         "fare-draft-nhg": "FARE draft, groups", "fare-avg-nhg": "FARE averaged, groups"}
 BASE = "10.200.0.0"
 HZ = os.sysconf("SC_CLK_TCK")
 RESULTS = {}
@@ -57,9 +68,11 @@ RESULTS = {}
 
 def _fabric(variant):
     """The fabric's config for one variant (same links, same sessions)."""
-    fare = {"ecmp": [], "frr-lb": [],
-            "fare-draft": [" bgp fare", " bgp fare hold-down 0"],
-            "fare-avg": [" bgp fare", " bgp fare hold-down 0", " bgp fare mode averaged"]}[variant]
+    fare = {"ecmp": [], "frr-lb": []}.get(variant, [" bgp fare", " bgp fare hold-down 0"])
+    if variant.startswith("fare-avg"):
+        fare.append(" bgp fare mode averaged")
+    if variant.endswith("-nhg"):
+        fare.append(" bgp fare nexthop-groups")
     f = Fabric(ROUTERS, LINKS, link_config="interface", fare_lines={n: list(fare) for n in ROUTERS})
     if fare:
         f.fare_lines["leaf1"].append(" bgp fare originate")
@@ -81,7 +94,7 @@ def _fabric(variant):
     return f
 
 
-FABRICS = {v: _fabric(v) for v in VARIANTS}
+FABRICS = {v: _fabric(v) for v in ALL_VARIANTS}
 PREAMBLE = dict(
     [("leaf1", ["interface to-h", " ip address 192.0.2.1/24", "exit",
                 "route-map LB100 permit 10", " set extcommunity bandwidth 10000", "exit"])]
@@ -110,7 +123,16 @@ def setup_module(mod):
 
 
 def teardown_module(_mod):
-    get_topogen().stop_topology()
+    # every bgpd first, and leaf2's kernel left to drop the N routes:
+    # zebra stopping with 100,000 routes to remove can outlast the
+    # library's patience (it then sends SIGBUS for a core)
+    tgen = get_topogen()
+    for router in tgen.routers().values():
+        router.run("kill -9 $(cat /var/run/frr/bgpd.pid) 2>/dev/null")
+    tgen.gears["leaf1"].vtysh_cmd("sharp remove routes {} {}".format(BASE, N))
+    for router in tgen.routers().values():
+        wait_for(lambda: router.run("ip -4 route show proto bgp | wc -l").strip(), "0", count=120)
+    tgen.stop_topology()
 
 
 def _bgpd(router, what):
@@ -131,7 +153,9 @@ def _hwm_mb(router):
 
 def _state(leaf2):
     """(prefixes whose kernel group has 8 members with spine1 heavier than
-    the 7 others, which are equal; prefixes with 8 equal members)."""
+    the 7 others, which are equal; prefixes with 8 equal members; prefixes
+    whose spine2 member is lighter than those of spine3..spine8, which are
+    equal)."""
     members = {}
     devs = {}
     for line in leaf2.run("ip nexthop show").splitlines():
@@ -146,17 +170,22 @@ def _state(leaf2):
     for m in re.finditer(r"^10\.2\d\d\.\S+ nhid (\d+)", leaf2.run("ip -4 route show proto bgp"),
                          re.M):
         counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    heavy = equal = 0
+    heavy = equal = light = 0
     for nhid, c in counts.items():
         w = {devs.get(i, "?"): int(x) for i, x in members.get(nhid, [])}
         if len(w) != 8 or set(w) != {"to-" + s for s in SPINES}:
             continue
-        others = {v for k, v in w.items() if k != "to-spine1"}
-        if len(others) == 1 and w["to-spine1"] > min(others):
+        rest = {v for k, v in w.items() if k not in ("to-spine1", "to-spine2")}
+        if len(rest) != 1:
+            continue
+        rest = rest.pop()
+        if w["to-spine2"] < rest:
+            light += c
+        elif w["to-spine2"] == rest and w["to-spine1"] > rest:
             heavy += c
-        elif len(others) == 1 and w["to-spine1"] == min(others):
+        elif w["to-spine2"] == rest and w["to-spine1"] == rest:
             equal += c
-    return heavy, equal
+    return heavy, equal, light
 
 
 def _restart_bgpd(tgen, variant):
@@ -179,23 +208,58 @@ def _restart_bgpd(tgen, variant):
 
 
 def _events(path, t0):
-    """(kernel route/nexthop events after wall time t0, time of the last
-    one in seconds after t0, whether the monitor lost messages) from an
-    `ip -ts monitor` file. zebra deletes the old nexthop group seconds
-    after the routes have left it: counted, but not the last change."""
-    count, last, lost = 0, None, False
+    """Kernel events after wall time t0 in an `ip -ts monitor` file:
+    {"nexthop": nexthop object events, "route": route events, "last": time
+    of the last one in seconds after t0, "lost": whether the monitor lost
+    messages}. zebra deletes an unused nexthop group seconds after the
+    routes have left it: counted, but not the last change."""
+    ev = {"nexthop": 0, "route": 0, "last": None, "lost": False}
     with open(path) as f:
         for line in f:
-            m = re.match(r"\[(\S+)\]", line)
+            m = re.match(r"\[(\S+)\] (.*)", line)
             if not m:
-                lost = lost or "No buffer space" in line
+                ev["lost"] = ev["lost"] or "No buffer space" in line
                 continue
             t = datetime.datetime.fromisoformat(m.group(1)).timestamp()
-            if t >= t0:
-                count += 1
-                if "Deleted id" not in line:
-                    last = t - t0
-    return count, last, lost
+            if t < t0:
+                continue
+            nexthop = re.match(r"(Deleted )?id \d+ ", m.group(2))
+            ev["nexthop" if nexthop else "route"] += 1
+            if not m.group(2).startswith("Deleted id"):
+                ev["last"] = t - t0
+    return ev
+
+
+def _monitor(tgen, router, name):
+    """Start `ip -ts monitor` in router's namespace; returns (file, pid).
+    A large socket buffer: a reweighting may be a burst of N messages."""
+    mon = os.path.join(tgen.logdir, "{}-monitor-{}.txt".format(router.name, name))
+    pid = router.run("ip -rcvbuf 16777216 -ts monitor nexthop route >{} 2>&1 & echo $!"
+                     .format(mon)).strip()
+    time.sleep(1)
+    return mon, pid
+
+
+def _event(tgen, variant, name, change, final, idle):
+    """Time one event: `change()` at t0, then wait until leaf2's kernel
+    shows `final` (or `idle` seconds when it is None: nothing to wait for),
+    and 3 s more. Returns the kernel events and the bgpd CPU of all
+    routers over the interval."""
+    leaf2 = tgen.gears["leaf2"]
+    mon, pid = _monitor(tgen, leaf2, "{}-{}".format(name, variant))
+    cpu0 = {n: _cpu(r) for n, r in tgen.routers().items()}
+    t0 = time.time()
+    change()
+    if final is None:
+        time.sleep(idle)
+    else:
+        assert wait_for(lambda: _state(leaf2), final, count=600, wait=0.5) == final, \
+            (variant, name)
+        time.sleep(3)
+    leaf2.run("kill {}".format(pid))
+    ev = _events(mon, t0)
+    ev["cpu"] = sum(_cpu(r) - cpu0[n] for n, r in tgen.routers().items())
+    return ev
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -203,11 +267,15 @@ def test_scale(variant):
     tgen = get_topogen()
     leaf1, spine1, leaf2 = tgen.gears["leaf1"], tgen.gears["spine1"], tgen.gears["leaf2"]
     if variant == VARIANTS[0]:
+        leaf2.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
         leaf1.vtysh_cmd("sharp install routes {} nexthop 192.0.2.2 {}".format(BASE, N))
         assert wait_for(lambda: int(leaf1.run(r"ip -4 route show | grep -c '^10\.2'")), N,
                         count=300) == N
-    before = (0, N) if variant == "ecmp" else (N, 0)
+    weighted = variant not in ("ecmp",)
+    fare = variant.startswith("fare")
+    heavy, equal, light = (N, 0, 0), (0, N, 0), (0, 0, N)
     t_start = _restart_bgpd(tgen, variant)
+    before = heavy if weighted else equal
     assert wait_for(lambda: _state(leaf2), before, count=600, wait=0.5) == before, variant
     cold = time.monotonic() - t_start
     cpu = {name: _cpu(r) for name, r in tgen.routers().items()}
@@ -215,53 +283,69 @@ def test_scale(variant):
            "rss_leaf": _hwm_mb(leaf2), "rss_spine": _hwm_mb(tgen.gears["spine2"])}
     time.sleep(5)  # let the fabric settle (UPDATEs back towards the spines)
 
-    mon = os.path.join(tgen.logdir, "leaf2-monitor-{}.txt".format(variant))
-    # a large socket buffer: the reweighting is a burst of N messages
-    pid = leaf2.run("ip -rcvbuf 16777216 -ts monitor nexthop route >{} 2>&1 & echo $!"
-                    .format(mon)).strip()
-    time.sleep(1)
-    cpu0 = {name: _cpu(r) for name, r in tgen.routers().items()}
-    t0 = time.time()
-    spine1.run("ip link set to-leaf1-2 down")
-    if variant == "ecmp":
-        time.sleep(10)  # nothing to wait for: count what happens anyway
-    else:
-        assert wait_for(lambda: _state(leaf2), (0, N), count=600, wait=0.5) == (0, N), variant
-        time.sleep(3)
-    leaf2.run("kill {}".format(pid))
+    # remote: spine1 loses one of its two links to leaf1
+    res["remote"] = _event(tgen, variant, "remote",
+                           lambda: spine1.run("ip link set to-leaf1-2 down"),
+                           equal if weighted else None, 10)
     spine1.run("ip link set to-leaf1-2 up")
-    res["events"], res["fail"], res["lost"] = _events(mon, t0)
-    res["cpu_fail"] = sum(_cpu(r) - cpu0[name] for name, r in tgen.routers().items())
+    assert wait_for(lambda: _state(leaf2), before, count=600, wait=0.5) == before, variant
+    time.sleep(3)
+
+    # local: leaf2's own link to spine2 drops to 50G
+    if os.environ.get("FARE_BENCH_TRACE"):
+        # leaf2's bgpd and zebra log the event with microsecond timestamps
+        # (the per-prefix lines slow bgpd's pass down: not for figures)
+        leaf2.vtysh_cmd("configure terminal\nlog timestamp precision 6\ndebug bgp fare\n"
+                        "debug zebra nexthop\ndebug zebra events")
+    res["local"] = _event(tgen, variant, "local",
+                          lambda: leaf2.vtysh_cmd("configure terminal\ninterface to-spine2\n"
+                                                  "bandwidth 50000"),
+                          light if fare else None, 10)
+    leaf2.vtysh_cmd("configure terminal\ninterface to-spine2\nbandwidth 400000")
+    if fare:
+        nhg = leaf2.vtysh_cmd("show bgp fare nexthop-groups json", isjson=True)
+        res["groups"] = nhg.get("count", 0) if nhg.get("enabled") else None
     RESULTS[variant] = res
 
 
+def _event_cells(ev):
+    if ev is None:
+        return ["-", "-", "-"]
+    last = "-" if ev["last"] is None else "{:.0f}".format(ev["last"] * 1000)
+    lost = ">=" if ev["lost"] else ""
+    return [last, "{}{} / {}".format(lost, ev["nexthop"], ev["route"]), "{:.2f}".format(ev["cpu"])]
+
+
 def test_report():
-    lines = ["", "{} prefixes, 8 equal-cost paths, bgpd from a cold start and a link failure".format(N),
-             "{:<20} {:>15} {:>9} {:>17} {:>11} {:>8} {:>12}".format(
-                 "variant", "cold CPU s", "cold s", "peak RSS MB", "failure ms", "kernel",
-                 "failure CPU")]
-    lines.append("{:<20} {:>15} {:>9} {:>17} {:>11} {:>8} {:>12}".format(
-        "", "leaf2 / all", "wall", "leaf2 / spine2", "to kernel", "events", "s, all"))
+    head = ["variant", "cold CPU s", "cold s", "peak RSS MB", "remote ms", "remote events",
+            "remote CPU", "local ms", "local events", "local CPU"]
+    head2 = ["", "leaf2 / all", "wall", "leaf2 / spine2", "to kernel", "nexthop / route",
+             "s, all", "to kernel", "nexthop / route", "s, all"]
+    fmt = "{:<22} {:>14} {:>7} {:>15} {:>10} {:>16} {:>10} {:>9} {:>16} {:>9}"
+    lines = ["", "{} prefixes, 8 equal-cost paths: bgpd from a cold start, a remote and a local "
+             "event".format(N), fmt.format(*head), fmt.format(*head2)]
     for v in VARIANTS:
         r = RESULTS.get(v)
         if not r:
             continue
-        fail = "-" if r["fail"] is None else "{:.0f}".format(r["fail"] * 1000)
-        lines.append("{:<20} {:>15} {:>9.1f} {:>17} {:>11} {:>8} {:>12.2f}".format(
-            NAMES[v], "{:.2f} / {:.2f}".format(r["cpu_leaf"], r["cpu_all"]), r["cold"],
-            "{:.1f} / {:.1f}".format(r["rss_leaf"], r["rss_spine"]), fail,
-            (">=" if r["lost"] else "") + str(r["events"]),
-            r["cpu_fail"]))
-    if any(r["lost"] for r in RESULTS.values()):
+        lines.append(fmt.format(
+            NAMES[v], "{:.2f} / {:.2f}".format(r["cpu_leaf"], r["cpu_all"]),
+            "{:.1f}".format(r["cold"]), "{:.1f} / {:.1f}".format(r["rss_leaf"], r["rss_spine"]),
+            *(_event_cells(r["remote"]) + _event_cells(r["local"]))))
+    if any(r[e]["lost"] for r in RESULTS.values() for e in ("remote", "local")):
         lines.append(">=: the monitor's socket overflowed and lost some events")
+    groups = ["{} {}".format(NAMES[v], RESULTS[v]["groups"]) for v in VARIANTS
+              if RESULTS.get(v, {}).get("groups") is not None]
+    if groups:
+        lines.append("leaf2's FARE nexthop groups at the end: " + ", ".join(groups))
     base = RESULTS.get("ecmp")
     if base:
         lines.append("")
         lines.append("ratio to plain ECMP (cold CPU leaf2 / all, peak RSS leaf2 / spine2):")
-        for v in ("fare-draft", "fare-avg"):
+        for v in VARIANTS[1:]:
             r = RESULTS.get(v)
             if r:
-                lines.append("{:<20} {:.2f} / {:.2f}   {:.2f} / {:.2f}".format(
+                lines.append("{:<22} {:.2f} / {:.2f}   {:.2f} / {:.2f}".format(
                     NAMES[v], r["cpu_leaf"] / base["cpu_leaf"], r["cpu_all"] / base["cpu_all"],
                     r["rss_leaf"] / base["rss_leaf"], r["rss_spine"] / base["rss_spine"]))
     report("\n".join(lines))

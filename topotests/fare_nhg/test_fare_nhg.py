@@ -28,13 +28,17 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    (1) a replaced group makes the kernel itself notify every route that
    uses it (one RTM_NEWROUTE notification per route, nothing installed);
    that count is printed too.
-3. r3 stops advertising MOVER to r1: MOVER's next-hop set changes, it
+3. A remote event: r3's link to r4 halved, on r3. r3 advertises a new
+   Path Bandwidth (5G) for every prefix; r1 weighs 1:1 again (5G each way).
+   Again both groups are replaced in place, same ids, one nexthop event per
+   group and no route event; and once more when r3's link is restored (1:2).
+4. r3 stops advertising MOVER to r1: MOVER's next-hop set changes, it
    moves to another group; the others keep theirs. r3 advertises it
    again: MOVER is back in the shared group, and the group it had meanwhile
    has no route left and is deleted (gone from the show at once, and from
    the kernel once zebra's `zebra nexthop-group keep` time, 1 s here, is
    over).
-4. `no bgp fare nexthop-groups`: the routes go back to zebra's own
+5. `no bgp fare nexthop-groups`: the routes go back to zebra's own
    groups, the module's are deleted; the knob is written back by `show
    running-config` only when set.
 """
@@ -165,25 +169,25 @@ def _monitor_stop(router):
     return router.run("cat {}".format(MONITOR))
 
 
-def test_weights_change_in_place():
-    "A link halved: each group replaced in place, same id, new weights, no route sent again."
-    tgen = tgen_or_skip()
-    r1 = tgen.gears["r1"]
-    if "ipv4" not in STATE:
-        pytest.skip("no shared groups")
-    exp = {"to-r2": 1, "to-r3": 2}
+def _change_in_place(r1, change, exp, what, early):
+    """Run change() with a monitor on r1: each group keeps its id and gets
+    the weights exp, one nexthop event per group, no route event; early:
+    each group replaced as soon as bgpd learned of the change, before its
+    pass over the routes (a change of r1's own)."""
     # only what zebra sends, not the kernel's notifications of the routes
     # of a replaced group (compat mode 1)
     r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
+    replaced = {fam: (_module_groups(r1)[STATE[fam]]["replacedInPlace"],
+                      _module_groups(r1)[STATE[fam]]["replacedBeforePass"]) for fam in ("ipv4", "ipv6")}
     _monitor_start(r1)
     try:
         t0 = time.time()
-        sys.stderr.write("fare_nhg: bandwidth changed at {}\n".format(
-            time.strftime("%H:%M:%S", time.localtime(t0)) + ("%.6f" % (t0 % 1))[1:]))
-        r1.vtysh_cmd("configure terminal\ninterface to-r2\nbandwidth 5000\n")
+        sys.stderr.write("fare_nhg: {} at {}\n".format(what, time.strftime(
+            "%H:%M:%S", time.localtime(t0)) + ("%.6f" % (t0 % 1))[1:]))
+        change()
         for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
             got = wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=100, wait=0.1)
-            assert got == exp, (fam, got)
+            assert got == exp, (what, fam, got)
         elapsed = time.time() - t0
     finally:
         monitor = _monitor_stop(r1)
@@ -193,18 +197,46 @@ def test_weights_change_in_place():
                                                        "\n".join(monitor.splitlines()[:40])))
     # every prefix still on its group, with the new weights
     for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
-        assert _nhids(r1, prefixes) == {p: STATE[fam] for p in prefixes}
+        assert _nhids(r1, prefixes) == {p: STATE[fam] for p in prefixes}, what
         for p in prefixes:
-            assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, p
-        assert _module_groups(r1)[STATE[fam]]["replacedInPlace"] >= 1
+            assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, (what, p)
+        g = _module_groups(r1)[STATE[fam]]
+        assert (g["replacedInPlace"], g["replacedBeforePass"]) == (
+            replaced[fam][0] + 1, replaced[fam][1] + (1 if early else 0)), (what, fam)
     lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
     ours = set(PREFIXES + PREFIXES6)
     # "[time] PREFIX ..." or "[time] Deleted PREFIX ..."
     route_events = [l for l in lines if ours & set(l.split()[1:3])]
-    assert route_events == [], monitor
+    assert route_events == [], (what, monitor)
     group_events = [l for l in lines if re.search(r"\bid ({}|{}) group".format(
         STATE["ipv4"], STATE["ipv6"]), l)]
-    assert len(group_events) == 2, monitor
+    assert len(group_events) == 2, (what, monitor)
+
+
+def _set_bandwidth(router, ifname, mbps):
+    return lambda: router.vtysh_cmd("configure terminal\ninterface {}\nbandwidth {}\n"
+                                    .format(ifname, mbps))
+
+
+def test_weights_change_in_place():
+    "A link halved: each group replaced in place, same id, new weights, no route sent again."
+    tgen = tgen_or_skip()
+    if "ipv4" not in STATE:
+        pytest.skip("no shared groups")
+    r1 = tgen.gears["r1"]
+    _change_in_place(r1, _set_bandwidth(r1, "to-r2", 5000), {"to-r2": 1, "to-r3": 2},
+                     "r1's link to r2 halved", early=True)
+
+
+def test_remote_change_in_place():
+    "A new Path Bandwidth from r3 for every prefix: the groups replaced in place, no route sent."
+    tgen = tgen_or_skip()
+    if "ipv4" not in STATE:
+        pytest.skip("no shared groups")
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    for mbps, exp, what in ((5000, {"to-r2": 1, "to-r3": 1}, "r3's link to r4 halved"),
+                            (10000, {"to-r2": 1, "to-r3": 2}, "r3's link to r4 restored")):
+        _change_in_place(r1, _set_bandwidth(r3, "to-r4", mbps), exp, what, early=False)
 
 
 def test_prefix_moves_when_its_vector_changes():
