@@ -8,9 +8,13 @@
 #       link-bandwidth cumulative WCMP (FARE_BENCH_SIZES=1,1000 to shorten).
 #   scale  the cost of FARE at scale: 100,000 prefixes (FARE_BENCH_PREFIXES,
 #       e.g. 20000 to shorten) with 8 equal-cost paths each; plain ECMP,
-#       FRR's link-bandwidth WCMP, FARE draft and FARE averaged each from a
-#       cold start of every bgpd, then one link failure: bgpd CPU and peak
-#       RSS, failure-to-kernel time and kernel events.
+#       FRR's link-bandwidth WCMP, FARE draft and FARE averaged, without
+#       and with shared nexthop groups (FARE_BENCH_VARIANTS to pick some),
+#       each from a cold start of every bgpd, then a remote event (a
+#       spine's link fails) and a local one (leaf2's own link degrades):
+#       bgpd CPU and peak RSS, event-to-kernel times and kernel events, the
+#       longest bgpd task. FARE_BENCH_TRACE=1 logs the local event in
+#       leaf2's bgpd and zebra with microsecond timestamps (not for figures).
 #   sun  the control-plane cost per GPU server in a multi-plane scale-up
 #       network (SUN-1): pods of 64, 1024 and 4096 GPUs
 #       (FARE_BENCH_SUN_SIZES=64,1024 to shorten), 8 GPUs per server, 4

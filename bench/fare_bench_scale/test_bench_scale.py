@@ -34,7 +34,9 @@ leaf2's kernel holding all N prefixes with their final weights, on leaf2
 and summed over every router; bgpd peak RSS (VmHWM) on leaf2 and spine2;
 for each event, the time from the event to the last kernel route/nexthop
 change in leaf2's namespace (event timestamps of `ip -ts monitor`), and the
-number of those kernel events (nexthop objects and routes apart). leaf2's
+number of those kernel events (nexthop objects and routes apart); the
+longest single task of bgpd's main thread from its cold start to the end of
+both events (`show event cpu`, wall time), on leaf2 and over all routers. leaf2's
 namespace has net.ipv4.nexthop_compat_mode=0, so that a nexthop group
 replaced in place is one kernel event, not one per route that uses it.
 """
@@ -188,6 +190,21 @@ def _state(leaf2):
     return heavy, equal, light
 
 
+def _stall_ms(router):
+    """The longest run of one task of bgpd's main thread since its start,
+    in ms: the largest "Max uSecs" of wall time in the main pthread's
+    part of `show event cpu` (FRR's event loop statistics)."""
+    longest, main = 0, False
+    for line in router.vtysh_cmd("show event cpu").splitlines():
+        if line.startswith("Showing statistics for pthread"):
+            main = line.split()[-1] in ("default", "main", "bgpd")
+            continue
+        f = line.split()
+        if main and len(f) >= 11 and f[0].isdigit() and f[2].isdigit():
+            longest = max(longest, int(f[6]))
+    return longest / 1000
+
+
 def _restart_bgpd(tgen, variant):
     """Kill every bgpd (zebra and sharpd keep the N routes on leaf1), wait
     for leaf2's kernel to be empty of BGP routes, start bgpd with the
@@ -302,6 +319,8 @@ def test_scale(variant):
                                                   "bandwidth 50000"),
                           light if fare else None, 10)
     leaf2.vtysh_cmd("configure terminal\ninterface to-spine2\nbandwidth 400000")
+    stalls = {n: _stall_ms(r) for n, r in tgen.routers().items()}
+    res["stall_leaf"], res["stall_all"] = stalls["leaf2"], max(stalls.values())
     if fare:
         nhg = leaf2.vtysh_cmd("show bgp fare nexthop-groups json", isjson=True)
         res["groups"] = nhg.get("count", 0) if nhg.get("enabled") else None
@@ -318,10 +337,10 @@ def _event_cells(ev):
 
 def test_report():
     head = ["variant", "cold CPU s", "cold s", "peak RSS MB", "remote ms", "remote events",
-            "remote CPU", "local ms", "local events", "local CPU"]
+            "remote CPU", "local ms", "local events", "local CPU", "longest task"]
     head2 = ["", "leaf2 / all", "wall", "leaf2 / spine2", "to kernel", "nexthop / route",
-             "s, all", "to kernel", "nexthop / route", "s, all"]
-    fmt = "{:<22} {:>14} {:>7} {:>15} {:>10} {:>16} {:>10} {:>9} {:>16} {:>9}"
+             "s, all", "to kernel", "nexthop / route", "s, all", "ms, leaf2 / all"]
+    fmt = "{:<22} {:>14} {:>7} {:>15} {:>10} {:>16} {:>10} {:>9} {:>16} {:>9} {:>15}"
     lines = ["", "{} prefixes, 8 equal-cost paths: bgpd from a cold start, a remote and a local "
              "event".format(N), fmt.format(*head), fmt.format(*head2)]
     for v in VARIANTS:
@@ -331,7 +350,8 @@ def test_report():
         lines.append(fmt.format(
             NAMES[v], "{:.2f} / {:.2f}".format(r["cpu_leaf"], r["cpu_all"]),
             "{:.1f}".format(r["cold"]), "{:.1f} / {:.1f}".format(r["rss_leaf"], r["rss_spine"]),
-            *(_event_cells(r["remote"]) + _event_cells(r["local"]))))
+            *(_event_cells(r["remote"]) + _event_cells(r["local"])
+              + ["{:.0f} / {:.0f}".format(r["stall_leaf"], r["stall_all"])])))
     if any(r[e]["lost"] for r in RESULTS.values() for e in ("remote", "local")):
         lines.append(">=: the monitor's socket overflowed and lost some events")
     groups = ["{} {}".format(NAMES[v], RESULTS[v]["groups"]) for v in VARIANTS
