@@ -239,9 +239,10 @@ struct fare_feature {
 	/* a session came up */
 	void (*peer_up)(struct fare_instance *fi, struct peer *peer);
 	/* a re-evaluation of the instance's routes is due (all of them, or
-	 * those through the peers due a refresh): called as soon as the
-	 * change is known, before bgpd handles its next event (the pass
-	 * itself runs later, fare_instance_refresh())
+	 * those through the peers due a refresh): called when the pass
+	 * starts (fare_instance_refresh()), and for a link's bandwidth as
+	 * soon as zebra tells it, before bgpd's own handling of the event
+	 * (fare_instance_refresh_ahead())
 	 */
 	void (*refresh_due)(struct fare_instance *fi, bool all);
 	/* its lines of the instance's running-config */
@@ -300,6 +301,7 @@ extern uint64_t fare_generation_now(void);
 extern void fare_instance_regroup(struct fare_instance *fi);
 extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
+extern void fare_instance_refresh_ahead(struct fare_instance *fi);
 extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
 extern void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why);
 /* one of the destination's best and multipaths comes from a peer due a

@@ -198,6 +198,8 @@ int fare_if_update(struct interface *ifp)
 
 	fare_state_changed();
 	frr_each (fare_instances, fare_instances_head(), fi) {
+		bool over = false;
+
 		if (!fi->enabled)
 			continue;
 		for (ALL_LIST_ELEMENTS_RO(fi->bgp->peer, pnode, peer)) {
@@ -208,7 +210,10 @@ int fare_if_update(struct interface *ifp)
 			    !fare_peer_flag(fi, peer, FARE_PEER_LINK_BW))
 				fare_hold_down_start(fi, peer, (double)old_bps / 8, false);
 			fare_peer_refresh_later(fi, peer, "link bandwidth changed");
+			over = true;
 		}
+		if (over)
+			fare_instance_refresh_ahead(fi);
 	}
 	return 0;
 }

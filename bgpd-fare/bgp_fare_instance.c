@@ -352,6 +352,7 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	 * averaged mode's per-link values).
 	 */
 	fare_instance_regroup(fi);
+	FARE_FEATURES_CALL(refresh_due, fi, w.all);
 	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_refresh_dest, &w);
 	fare_peers_refreshed(fi);
 	if (FARE_DEBUG)
@@ -370,10 +371,18 @@ static void fare_instance_refresh_event(struct event *event)
 static void fare_refresh_schedule(struct fare_instance *fi, const char *why)
 {
 	fare_state_changed();
-	FARE_FEATURES_CALL(refresh_due, fi, fi->refresh_all);
 	if (!fi->t_refresh)
 		fi->refresh_why = why;
 	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
+}
+
+/* The re-evaluation due is known now, from an event of zebra's (a link's
+ * bandwidth): the features act on it at once, before bgpd's own handling
+ * of the event (fare_nhg_refresh_due()); the pass itself comes later.
+ */
+void fare_instance_refresh_ahead(struct fare_instance *fi)
+{
+	FARE_FEATURES_CALL(refresh_due, fi, fi->refresh_all);
 }
 
 /* Re-evaluate once the events at hand are handled: several sessions or

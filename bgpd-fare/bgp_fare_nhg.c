@@ -560,16 +560,16 @@ static bool fare_nhg_paths_sorted(struct bgp_dest *dest, struct bgp_path_info *b
 
 /* A re-evaluation of the instance's routes is due (a link's bandwidth, a
  * hold-down's end): one route of each group it concerns is sent to zebra
- * at once, before bgpd handles anything else, so that its group is
+ * at once, ahead of bgpd's pass over the routes, so that its group is
  * replaced in place (fare_nhg_ahead()) before bgpd has processed every
  * route: the kernel holds the new weights after one message per group,
  * whatever the number of routes. The pass finds them replaced and sends
- * nothing. It runs as soon as the change is known: an interface change
- * also makes bgpd's next-hop tracking set the paths over it apart from
- * their sorted place (until each destination is processed again), and
- * only a route whose path list bgpd would walk as it is now is sent so.
- * A group without one is replaced with the first of its routes the pass
- * sends.
+ * nothing. For a link's bandwidth it runs as soon as zebra tells bgpd,
+ * before bgpd's own handling of the interface: its next-hop tracking sets
+ * the paths over the interface apart from their sorted place until each
+ * destination is processed again, and only a route whose path list bgpd
+ * would walk as it is now is sent so. A group without one is replaced
+ * with the first of its routes the pass sends.
  */
 static void fare_nhg_refresh_due(struct fare_instance *fi, bool all)
 {
