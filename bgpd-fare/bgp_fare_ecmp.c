@@ -12,6 +12,7 @@
 #include <zebra.h>
 
 #include "if.h"
+#include "jhash.h"
 #include "linklist.h"
 #include "memory.h"
 #include "plist.h"
@@ -31,8 +32,6 @@
 #include "bgpd/fare/bgp_fare_eval.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_ECMP, "FARE Enhanced ECMP");
-
-#define FARE_ECMP_SWEEP_SECONDS 10
 
 struct fare_ecmp_egress {
 	uint16_t group;
@@ -57,6 +56,48 @@ struct fare_ecmp_peer_sg {
 	const struct peer *peer;
 	uint32_t subgroup; /* 0-based, FARE_ECMP_SUBGROUP_NONE */
 };
+
+static int fare_ecmp_key_cmp(struct fare_ecmp_key a, struct fare_ecmp_key b);
+
+/* EE-4: a destination's remote group, and the routes per remote group
+ * (fare_ecmp_dest_changed())
+ */
+struct fare_ecmp_dest {
+	struct fare_ecmp_dests_item item;
+	const struct bgp_dest *dest; /* compared, never followed */
+	struct fare_ecmp_key key;
+};
+
+struct fare_ecmp_count {
+	struct fare_ecmp_counts_item item;
+	struct fare_ecmp_key key;
+	uint32_t prefixes;
+};
+
+static int fare_ecmp_dest_cmp(const struct fare_ecmp_dest *a, const struct fare_ecmp_dest *b)
+{
+	return numcmp((uintptr_t)a->dest, (uintptr_t)b->dest);
+}
+
+static uint32_t fare_ecmp_dest_hash(const struct fare_ecmp_dest *d)
+{
+	return jhash(&d->dest, sizeof(d->dest), 0x45452d34);
+}
+
+DECLARE_HASH(fare_ecmp_dests, struct fare_ecmp_dest, item, fare_ecmp_dest_cmp, fare_ecmp_dest_hash);
+
+static int fare_ecmp_count_cmp(const struct fare_ecmp_count *a, const struct fare_ecmp_count *b)
+{
+	return fare_ecmp_key_cmp(a->key, b->key);
+}
+
+static uint32_t fare_ecmp_count_hash(const struct fare_ecmp_count *c)
+{
+	return jhash_2words(c->key.router_id, c->key.group_id, 0x45452d34);
+}
+
+DECLARE_HASH(fare_ecmp_counts, struct fare_ecmp_count, item, fare_ecmp_count_cmp,
+	     fare_ecmp_count_hash);
 
 /* ------------------------------------------------------------------ */
 /* Configuration                                                        */
@@ -93,6 +134,8 @@ static void fare_ecmp_init(struct fare_instance *fi)
 	fi->ecmp->members->del = fare_ecmp_member_free;
 	fi->ecmp->pins = list_new();
 	fi->ecmp->pins->del = fare_ecmp_pin_free;
+	fare_ecmp_dests_init(&fi->ecmp->dests);
+	fare_ecmp_counts_init(&fi->ecmp->counts);
 }
 
 static void fare_ecmp_layout_clear(struct fare_instance *fi)
@@ -109,13 +152,16 @@ static void fare_ecmp_layout_clear(struct fare_instance *fi)
 	fi->ecmp->n_subgroups = 0;
 }
 
-/* The uplinks' layout and the remote group map, with its sweep: built
- * while sub-groups are configured (EE-2), dropped when they no longer
- * are; built anew, with the operator's pins, when they are again.
+static void fare_ecmp_counts_clear(struct fare_instance *fi);
+
+/* The uplinks' layout and the remote group map, with the routes per
+ * remote group: built while sub-groups are configured (EE-2), dropped
+ * when they no longer are; built anew, with the operator's pins, when
+ * they are again.
  */
 static void fare_ecmp_ingress_clear(struct fare_instance *fi)
 {
-	event_cancel(&fi->ecmp->t_sweep);
+	fare_ecmp_counts_clear(fi);
 	fare_ecmp_layout_clear(fi);
 	fi->ecmp->layout_generation = 0;
 	if (fi->ecmp->map)
@@ -129,6 +175,8 @@ static void fare_ecmp_fini(struct fare_instance *fi)
 	list_delete(&fi->ecmp->members);
 	list_delete(&fi->ecmp->pins);
 	fare_ecmp_ingress_clear(fi);
+	fare_ecmp_dests_fini(&fi->ecmp->dests);
+	fare_ecmp_counts_fini(&fi->ecmp->counts);
 	XFREE(MTYPE_FARE_ECMP, fi->ecmp);
 }
 
@@ -137,9 +185,16 @@ uint8_t fare_ecmp_groupid_subtype(const struct fare_instance *fi)
 	return fi->ecmp->subtype;
 }
 
+static void fare_ecmp_counts_build(struct fare_instance *fi);
+
 void fare_ecmp_subtype_set(struct fare_instance *fi, uint8_t subtype)
 {
+	if (fi->ecmp->subtype == subtype)
+		return;
 	fi->ecmp->subtype = subtype;
+	/* which routes carry a GroupID (EE-3): every route's, counted anew */
+	if (fi->ecmp->counted)
+		fare_ecmp_counts_build(fi);
 }
 
 void fare_ecmp_subgroup_size_set(struct fare_instance *fi, uint32_t size)
@@ -484,6 +539,7 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 		fi->ecmp->map = fare_ecmp_map_new(fi->ecmp->n_subgroups);
 		for (ALL_LIST_ELEMENTS_RO(fi->ecmp->pins, node, pin))
 			fare_ecmp_map_set_explicit(fi->ecmp->map, pin->key, pin->subgroup - 1);
+		fare_ecmp_counts_build(fi);
 	} else if (fare_ecmp_map_subgroups(fi->ecmp->map) != fi->ecmp->n_subgroups) {
 		fare_ecmp_map_set_subgroups(fi->ecmp->map, fi->ecmp->n_subgroups);
 		fare_instance_refresh_later(fi, "ECMP sub-groups changed");
@@ -513,7 +569,7 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 	XFREE(MTYPE_FARE_ECMP, old_sg);
 }
 
-static void fare_ecmp_sweep_schedule(struct fare_instance *fi);
+static void fare_ecmp_gone_check(struct fare_instance *fi, struct fare_ecmp_key key);
 
 /* EE-4: the restriction of a prefix's next hops to its remote group's
  * sub-group, for the core's evaluation (fare_prefix_params.subgroup):
@@ -525,6 +581,7 @@ static const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_
 				      struct fare_prefix *fp)
 {
 	struct fare_ecmp_selection *sel = &fp->ee;
+	struct fare_ecmp_key key;
 	size_t i;
 	int sg;
 
@@ -542,10 +599,13 @@ static const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_
 	}
 	sel->has_gid = true;
 	fare_ecmp_layout_update(fi);
-	sg = fare_ecmp_map_lookup_or_add(fi->ecmp->map,
-					 (struct fare_ecmp_key){ .router_id = sel->gid.router_id,
-								 .group_id = sel->gid.group_id });
-	fare_ecmp_sweep_schedule(fi);
+	key = (struct fare_ecmp_key){ .router_id = sel->gid.router_id,
+				      .group_id = sel->gid.group_id };
+	sg = fare_ecmp_map_lookup_or_add(fi->ecmp->map, key);
+	/* a group no counted route carries (a route originated here, seen
+	 * by a show) does not stay
+	 */
+	fare_ecmp_gone_check(fi, key);
 	if (sg < 0) {
 		sel->reason = "no sub-groups";
 		return NULL;
@@ -585,92 +645,183 @@ static void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best
 /* Remote groups that are gone                                          */
 /* ------------------------------------------------------------------ */
 
-static int fare_ecmp_key_qcmp(const void *a, const void *b)
+/* EE-4: the routes of each remote group are counted as they change
+ * (fare_ecmp_dest_changed(), at each selection of a destination's paths):
+ * a show reads the counts, and a remote group no route carries any more
+ * leaves the map (which may move one other group to keep the balance)
+ * once the events at hand are handled. Counted while the map exists:
+ * one walk of the instance's routes when it is made, or when the GroupID
+ * sub-type changes (which routes carry one).
+ */
+
+static struct fare_ecmp_count *fare_ecmp_count_find(struct fare_instance *fi,
+						    struct fare_ecmp_key key)
 {
-	return fare_ecmp_key_cmp(*(const struct fare_ecmp_key *)a, *(const struct fare_ecmp_key *)b);
+	struct fare_ecmp_count ref = { .key = key };
+
+	return fare_ecmp_counts_find(&fi->ecmp->counts, &ref);
 }
 
-/* EE-4: a remote group no route carries any more leaves the map (which
- * may move one other group to keep the balance): found by a walk of the
- * instance's routes every FARE_ECMP_SWEEP_SECONDS while the map has
- * groups.
+/* The remote group a destination's route is counted under: its selected
+ * path's GroupID (EE-3), for a route not originated here.
  */
-/* The remote groups of an instance's routes (not originated here) */
-struct fare_ecmp_seen {
-	struct fare_instance *fi;
-	struct fare_ecmp_key *keys;
-	size_t n, cap;
-};
-
-static void fare_ecmp_seen_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+static bool fare_ecmp_dest_key(struct fare_instance *fi, const struct bgp_dest *dest,
+			       struct fare_ecmp_key *key)
 {
-	struct fare_ecmp_seen *seen = arg;
+	struct bgp_path_info *best = fare_dest_selected((struct bgp_dest *)dest);
 	struct fare_groupid gid;
 
-	if (fare_route_is_local(seen->fi->bgp, best) ||
-	    !fare_ecmp_route_groupid(seen->fi, best->attr, &gid))
-		return;
-	if (seen->n == seen->cap) {
-		seen->cap = seen->cap ? 2 * seen->cap : 64;
-		seen->keys = XREALLOC(MTYPE_FARE_ECMP, seen->keys, seen->cap * sizeof(*seen->keys));
-	}
-	seen->keys[seen->n++] = (struct fare_ecmp_key){ .router_id = gid.router_id,
-							.group_id = gid.group_id };
+	if (!best || fare_route_is_local(fi->bgp, best) ||
+	    !fare_ecmp_route_groupid(fi, best->attr, &gid))
+		return false;
+	*key = (struct fare_ecmp_key){ .router_id = gid.router_id, .group_id = gid.group_id };
+	return true;
 }
 
-static void fare_ecmp_sweep(struct event *event)
+static void fare_ecmp_gone_event(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
-	struct fare_ecmp_seen found = { .fi = fi };
-	struct fare_ecmp_key *seen;
-	struct fare_ecmp_map_entry *entries;
-	size_t n_seen, n, i;
 	bool changed = false;
+	size_t i;
 
-	if (!fi->ecmp->map || !fare_ecmp_map_count(fi->ecmp->map))
-		return;
-	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_seen_dest, &found);
-	seen = found.keys;
-	n_seen = found.n;
-	qsort(seen, n_seen, sizeof(*seen), fare_ecmp_key_qcmp);
+	for (i = 0; i < fi->ecmp->n_gone; i++) {
+		struct fare_ecmp_key key = fi->ecmp->gone[i];
 
-	n = fare_ecmp_map_count(fi->ecmp->map);
-	entries = XCALLOC(MTYPE_FARE_ECMP, n * sizeof(*entries));
-	fare_ecmp_map_dump(fi->ecmp->map, entries, n);
-	for (i = 0; i < n; i++) {
-		if (!entries[i].present || (n_seen && bsearch(&entries[i].key, seen, n_seen,
-							      sizeof(*seen), fare_ecmp_key_qcmp)))
+		/* a route of the group came back meanwhile */
+		if (!fi->ecmp->map || fare_ecmp_count_find(fi, key))
 			continue;
-		fare_ecmp_map_remove(fi->ecmp->map, entries[i].key);
+		if (!fare_ecmp_map_remove(fi->ecmp->map, key))
+			continue;
 		changed = true;
+		if (FARE_DEBUG)
+			zlog_debug("FARE: %s: remote ECMP group %u.%u.%u.%u:%u gone (EE-4)",
+				   fi->bgp->name_pretty, key.router_id >> 24,
+				   (key.router_id >> 16) & 0xff, (key.router_id >> 8) & 0xff,
+				   key.router_id & 0xff, key.group_id);
 	}
-	XFREE(MTYPE_FARE_ECMP, entries);
-	XFREE(MTYPE_FARE_ECMP, seen);
+	fi->ecmp->n_gone = 0;
 	if (changed)
 		fare_instance_refresh_later(fi, "remote ECMP group gone");
-	fare_ecmp_sweep_schedule(fi);
 }
 
-static void fare_ecmp_sweep_schedule(struct fare_instance *fi)
+/* a remote group that may have no route any more: looked at later */
+static void fare_ecmp_gone_add(struct fare_instance *fi, struct fare_ecmp_key key)
 {
-	if (!fi->ecmp->t_sweep)
-		event_add_timer(bm->master, fare_ecmp_sweep, fi, FARE_ECMP_SWEEP_SECONDS,
-				&fi->ecmp->t_sweep);
+	struct fare_ecmp_state *st = fi->ecmp;
+
+	if (st->n_gone == st->cap_gone) {
+		st->cap_gone = st->cap_gone ? 2 * st->cap_gone : 8;
+		st->gone = XREALLOC(MTYPE_FARE_ECMP, st->gone, st->cap_gone * sizeof(*st->gone));
+	}
+	st->gone[st->n_gone++] = key;
+	event_add_event(bm->master, fare_ecmp_gone_event, fi, 0, &st->t_gone);
+}
+
+static void fare_ecmp_gone_check(struct fare_instance *fi, struct fare_ecmp_key key)
+{
+	if (fi->ecmp->counted && !fare_ecmp_count_find(fi, key))
+		fare_ecmp_gone_add(fi, key);
+}
+
+static void fare_ecmp_count_add(struct fare_instance *fi, struct fare_ecmp_key key, int delta)
+{
+	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, key);
+
+	if (!c) {
+		if (delta < 0)
+			return;
+		c = XCALLOC(MTYPE_FARE_ECMP, sizeof(*c));
+		c->key = key;
+		fare_ecmp_counts_add(&fi->ecmp->counts, c);
+	}
+	c->prefixes += delta;
+	if (c->prefixes)
+		return;
+	fare_ecmp_counts_del(&fi->ecmp->counts, c);
+	XFREE(MTYPE_FARE_ECMP, c);
+	fare_ecmp_gone_add(fi, key);
+}
+
+/* EE-4: a destination's paths were selected anew (or withdrawn): its
+ * route moves between remote groups' counts.
+ */
+static void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest)
+{
+	struct fare_ecmp_dest ref = { .dest = dest }, *d;
+	struct fare_ecmp_key key;
+	bool has;
+
+	if (!fi->ecmp->counted)
+		return;
+	has = fare_ecmp_dest_key(fi, dest, &key);
+	d = fare_ecmp_dests_find(&fi->ecmp->dests, &ref);
+	if (!d && !has)
+		return;
+	if (d && has && !fare_ecmp_key_cmp(d->key, key))
+		return;
+	if (has)
+		fare_ecmp_count_add(fi, key, 1);
+	if (d) {
+		fare_ecmp_count_add(fi, d->key, -1);
+		if (!has) {
+			fare_ecmp_dests_del(&fi->ecmp->dests, d);
+			XFREE(MTYPE_FARE_ECMP, d);
+			return;
+		}
+	} else if (has) {
+		d = XCALLOC(MTYPE_FARE_ECMP, sizeof(*d));
+		d->dest = dest;
+		fare_ecmp_dests_add(&fi->ecmp->dests, d);
+	}
+	d->key = key;
+}
+
+static void fare_ecmp_counts_clear(struct fare_instance *fi)
+{
+	struct fare_ecmp_dest *d;
+	struct fare_ecmp_count *c;
+
+	while ((d = fare_ecmp_dests_pop(&fi->ecmp->dests)))
+		XFREE(MTYPE_FARE_ECMP, d);
+	while ((c = fare_ecmp_counts_pop(&fi->ecmp->counts)))
+		XFREE(MTYPE_FARE_ECMP, c);
+	event_cancel(&fi->ecmp->t_gone);
+	XFREE(MTYPE_FARE_ECMP, fi->ecmp->gone);
+	fi->ecmp->n_gone = fi->ecmp->cap_gone = 0;
+	fi->ecmp->counted = false;
+}
+
+static void fare_ecmp_count_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	fare_ecmp_dest_changed(arg, dest);
+}
+
+/* every route counted anew; groups of the map no route carries go */
+static void fare_ecmp_counts_build(struct fare_instance *fi)
+{
+	struct fare_ecmp_map_entry *entries;
+	size_t n, i;
+
+	fare_ecmp_counts_clear(fi);
+	fi->ecmp->counted = true;
+	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_count_dest, fi);
+	n = fi->ecmp->map ? fare_ecmp_map_count(fi->ecmp->map) : 0;
+	if (!n)
+		return;
+	entries = XCALLOC(MTYPE_FARE_ECMP, n * sizeof(*entries));
+	fare_ecmp_map_dump(fi->ecmp->map, entries, n);
+	for (i = 0; i < n; i++)
+		if (entries[i].present)
+			fare_ecmp_gone_check(fi, entries[i].key);
+	XFREE(MTYPE_FARE_ECMP, entries);
 }
 
 /* Routes per remote group, for "show bgp fare ecmp-groups". */
 uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key)
 {
-	struct fare_ecmp_seen found = { .fi = fi };
-	uint32_t count = 0;
-	size_t i;
+	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, key);
 
-	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_seen_dest, &found);
-	for (i = 0; i < found.n; i++)
-		count += found.keys[i].router_id == key.router_id &&
-			 found.keys[i].group_id == key.group_id;
-	XFREE(MTYPE_FARE_ECMP, found.keys);
-	return count;
+	return c ? c->prefixes : 0;
 }
 
 void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi)
@@ -707,5 +858,6 @@ const struct fare_feature fare_ecmp_feature = {
 	.instance_free = fare_ecmp_fini,
 	.prefix_restrict = fare_ecmp_restrict,
 	.prefix_evaluated = fare_ecmp_apply,
+	.dest_changed = fare_ecmp_dest_changed,
 	.config_write = fare_ecmp_config_write,
 };

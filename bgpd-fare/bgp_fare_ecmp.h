@@ -12,6 +12,12 @@
 
 struct fare_ecmp_peer_sg;
 
+/* EE-4: the remote group each destination's route is counted under, and
+ * the routes per remote group, kept as routes change (bgp_fare_ecmp.c)
+ */
+PREDECL_HASH(fare_ecmp_dests);
+PREDECL_HASH(fare_ecmp_counts);
+
 /* Enhanced ECMP of one BGP instance (EE-2, EE-3, EE-4) */
 struct fare_ecmp_state {
 	uint8_t subtype;	   /* EE-3 GroupID sub-type */
@@ -27,7 +33,17 @@ struct fare_ecmp_state {
 	struct fare_ecmp_peer_sg *peer_sg; /* by peer address */
 	size_t n_peer_sg;
 	uint32_t n_subgroups;
-	struct event *t_sweep;
+	/* EE-4: routes per remote group, kept while the map is */
+	bool counted;
+	struct fare_ecmp_dests_head dests;
+	struct fare_ecmp_counts_head counts;
+	/* remote groups whose last route went, looked at once the events
+	 * at hand are handled (a route that moves between groups, or comes
+	 * back, keeps its group in the map)
+	 */
+	struct fare_ecmp_key *gone;
+	size_t n_gone, cap_gone;
+	struct event *t_gone;
 };
 
 extern const struct fare_feature fare_ecmp_feature;
