@@ -163,7 +163,6 @@ struct fare_counters {
 						  * module (shows of all prefixes aside) */
 	uint64_t peer_only_refreshes;		 /* WP-2: values re-announced to the
 						  * peers, no route re-sent to zebra */
-	uint64_t out_set_builds;		 /* WP-2: N's sessions taken anew */
 };
 
 /* FARE configuration and state of one BGP instance. */

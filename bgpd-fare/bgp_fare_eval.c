@@ -639,7 +639,6 @@ static void fare_out_set_build(struct fare_instance *fi, struct fare_out_set *se
 
 	fare_out_set_clear(set);
 	set->generation = fare_generation_now();
-	fi->counters.out_set_builds++;
 	if (!cap)
 		return;
 	set->plain = XCALLOC(MTYPE_FARE_OUT_SET, cap * sizeof(*set->plain));
