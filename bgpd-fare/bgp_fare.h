@@ -60,6 +60,7 @@ DECLARE_MGROUP(FARE);
 struct fare_instance;
 struct fare_prefix;
 struct fare_ecmp_state;
+struct fare_out_sets;
 struct fare_ingress_state;
 
 /* The one record of a neighbor (or a peer-group) of an instance, keyed
@@ -158,6 +159,10 @@ struct fare_counters {
 						  * FRR's own weighted ECMP did */
 	uint64_t transit_withheld;		 /* host role: announcements of routes
 						  * not originated here (SUN-1) */
+	uint64_t table_walks;			 /* walks of the whole table by the
+						  * module (shows of all prefixes aside) */
+	uint64_t peer_only_refreshes;		 /* WP-2: values re-announced to the
+						  * peers, no route re-sent to zebra */
 };
 
 /* FARE configuration and state of one BGP instance. */
@@ -185,10 +190,13 @@ struct fare_instance {
 	/* the features' state (bgp_fare_ecmp.h, bgp_fare_ingress.h) */
 	struct fare_ecmp_state *ecmp;
 	struct fare_ingress_state *ingress;
+	/* WP-2: N's candidate sessions per address family (bgp_fare_eval.c) */
+	struct fare_out_sets *out_sets;
 	struct event *t_refresh; /* fare_instance_refresh_later() */
 	const char *refresh_why;
 	bool refresh_all; /* else only prefixes via peers marked
 			   * (fare_peer_refresh_later) */
+	bool announce_pending; /* fare_instance_announce_later() */
 };
 
 /* Largest nexthop weight zebra installs as it is, from its capabilities
@@ -302,6 +310,7 @@ extern void fare_instance_regroup(struct fare_instance *fi);
 extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_ahead(struct fare_instance *fi);
+extern void fare_instance_announce_later(struct fare_instance *fi, const char *why);
 extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
 extern void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why);
 /* one of the destination's best and multipaths comes from a peer due a
@@ -318,6 +327,7 @@ extern bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi);
 extern bool fare_afi_safi(afi_t afi, safi_t safi);
 typedef void (*fare_dest_fn)(struct bgp_dest *dest, struct bgp_path_info *best, void *arg);
 extern void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg);
+extern void fare_unicast_walk_show(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg);
 
 /* ------------------------------------------------------------------ */
 /* Neighbors (bgp_fare_peer.c)                                          */
@@ -345,6 +355,7 @@ extern const char *fare_peer_ifname(struct peer *peer);
 extern struct interface *fare_peer_interface(struct peer *peer);
 extern void fare_peer_detach(struct fare_instance *fi, struct fare_peer *fp);
 extern bool fare_peer_due_refresh(struct fare_instance *fi, struct peer *peer);
+extern bool fare_peers_due_refresh(struct fare_instance *fi);
 extern void fare_peers_refreshed(struct fare_instance *fi);
 /* the neighbors with settings, in configuration order */
 DECLARE_DLIST(fare_peer_cfgs, struct fare_peer, cfg_item);

@@ -32,8 +32,6 @@
 
 DEFINE_MTYPE_STATIC(FARE, FARE_ECMP, "FARE Enhanced ECMP");
 
-#define FARE_ECMP_SWEEP_SECONDS 10
-
 struct fare_ecmp_egress {
 	uint16_t group;
 	char *plist; /* NULL: every originated route no other line takes */
@@ -93,6 +91,7 @@ static void fare_ecmp_init(struct fare_instance *fi)
 	fi->ecmp->members->del = fare_ecmp_member_free;
 	fi->ecmp->pins = list_new();
 	fi->ecmp->pins->del = fare_ecmp_pin_free;
+	fare_ecmp_count_state_init(fi);
 }
 
 static void fare_ecmp_layout_clear(struct fare_instance *fi)
@@ -109,13 +108,14 @@ static void fare_ecmp_layout_clear(struct fare_instance *fi)
 	fi->ecmp->n_subgroups = 0;
 }
 
-/* The uplinks' layout and the remote group map, with its sweep: built
- * while sub-groups are configured (EE-2), dropped when they no longer
- * are; built anew, with the operator's pins, when they are again.
+/* The uplinks' layout and the remote group map, with the routes per
+ * remote group: built while sub-groups are configured (EE-2), dropped
+ * when they no longer are; built anew, with the operator's pins, when
+ * they are again.
  */
 static void fare_ecmp_ingress_clear(struct fare_instance *fi)
 {
-	event_cancel(&fi->ecmp->t_sweep);
+	fare_ecmp_counts_clear(fi);
 	fare_ecmp_layout_clear(fi);
 	fi->ecmp->layout_generation = 0;
 	if (fi->ecmp->map)
@@ -129,6 +129,7 @@ static void fare_ecmp_fini(struct fare_instance *fi)
 	list_delete(&fi->ecmp->members);
 	list_delete(&fi->ecmp->pins);
 	fare_ecmp_ingress_clear(fi);
+	fare_ecmp_count_state_fini(fi);
 	XFREE(MTYPE_FARE_ECMP, fi->ecmp);
 }
 
@@ -139,7 +140,12 @@ uint8_t fare_ecmp_groupid_subtype(const struct fare_instance *fi)
 
 void fare_ecmp_subtype_set(struct fare_instance *fi, uint8_t subtype)
 {
+	if (fi->ecmp->subtype == subtype)
+		return;
 	fi->ecmp->subtype = subtype;
+	/* which routes carry a GroupID (EE-3): every route's, counted anew */
+	if (fi->ecmp->counted)
+		fare_ecmp_counts_build(fi);
 }
 
 void fare_ecmp_subgroup_size_set(struct fare_instance *fi, uint32_t size)
@@ -227,13 +233,6 @@ void fare_ecmp_subgroups_changed(struct fare_instance *fi)
 {
 	if (!fare_ecmp_ingress_enabled(fi))
 		fare_ecmp_ingress_clear(fi);
-}
-
-static int fare_ecmp_key_cmp(struct fare_ecmp_key a, struct fare_ecmp_key b)
-{
-	if (a.router_id != b.router_id)
-		return a.router_id < b.router_id ? -1 : 1;
-	return a.group_id < b.group_id ? -1 : a.group_id > b.group_id;
 }
 
 /* The operator's map entry for a remote group (subgroup 0: remove). */
@@ -484,6 +483,7 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 		fi->ecmp->map = fare_ecmp_map_new(fi->ecmp->n_subgroups);
 		for (ALL_LIST_ELEMENTS_RO(fi->ecmp->pins, node, pin))
 			fare_ecmp_map_set_explicit(fi->ecmp->map, pin->key, pin->subgroup - 1);
+		fare_ecmp_counts_build(fi);
 	} else if (fare_ecmp_map_subgroups(fi->ecmp->map) != fi->ecmp->n_subgroups) {
 		fare_ecmp_map_set_subgroups(fi->ecmp->map, fi->ecmp->n_subgroups);
 		fare_instance_refresh_later(fi, "ECMP sub-groups changed");
@@ -513,8 +513,6 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 	XFREE(MTYPE_FARE_ECMP, old_sg);
 }
 
-static void fare_ecmp_sweep_schedule(struct fare_instance *fi);
-
 /* EE-4: the restriction of a prefix's next hops to its remote group's
  * sub-group, for the core's evaluation (fare_prefix_params.subgroup):
  * fp->ee.member[i] says whether path i's session is on an uplink of it;
@@ -525,6 +523,7 @@ static const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_
 				      struct fare_prefix *fp)
 {
 	struct fare_ecmp_selection *sel = &fp->ee;
+	struct fare_ecmp_key key;
 	size_t i;
 	int sg;
 
@@ -542,10 +541,13 @@ static const bool *fare_ecmp_restrict(struct fare_instance *fi, struct bgp_path_
 	}
 	sel->has_gid = true;
 	fare_ecmp_layout_update(fi);
-	sg = fare_ecmp_map_lookup_or_add(fi->ecmp->map,
-					 (struct fare_ecmp_key){ .router_id = sel->gid.router_id,
-								 .group_id = sel->gid.group_id });
-	fare_ecmp_sweep_schedule(fi);
+	key = (struct fare_ecmp_key){ .router_id = sel->gid.router_id,
+				      .group_id = sel->gid.group_id };
+	sg = fare_ecmp_map_lookup_or_add(fi->ecmp->map, key);
+	/* a group no counted route carries (a route originated here, seen
+	 * by a show) does not stay
+	 */
+	fare_ecmp_gone_check(fi, key);
 	if (sg < 0) {
 		sel->reason = "no sub-groups";
 		return NULL;
@@ -585,94 +587,6 @@ static void fare_ecmp_apply(struct fare_instance *fi, struct bgp_path_info *best
 /* Remote groups that are gone                                          */
 /* ------------------------------------------------------------------ */
 
-static int fare_ecmp_key_qcmp(const void *a, const void *b)
-{
-	return fare_ecmp_key_cmp(*(const struct fare_ecmp_key *)a, *(const struct fare_ecmp_key *)b);
-}
-
-/* EE-4: a remote group no route carries any more leaves the map (which
- * may move one other group to keep the balance): found by a walk of the
- * instance's routes every FARE_ECMP_SWEEP_SECONDS while the map has
- * groups.
- */
-/* The remote groups of an instance's routes (not originated here) */
-struct fare_ecmp_seen {
-	struct fare_instance *fi;
-	struct fare_ecmp_key *keys;
-	size_t n, cap;
-};
-
-static void fare_ecmp_seen_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
-{
-	struct fare_ecmp_seen *seen = arg;
-	struct fare_groupid gid;
-
-	if (fare_route_is_local(seen->fi->bgp, best) ||
-	    !fare_ecmp_route_groupid(seen->fi, best->attr, &gid))
-		return;
-	if (seen->n == seen->cap) {
-		seen->cap = seen->cap ? 2 * seen->cap : 64;
-		seen->keys = XREALLOC(MTYPE_FARE_ECMP, seen->keys, seen->cap * sizeof(*seen->keys));
-	}
-	seen->keys[seen->n++] = (struct fare_ecmp_key){ .router_id = gid.router_id,
-							.group_id = gid.group_id };
-}
-
-static void fare_ecmp_sweep(struct event *event)
-{
-	struct fare_instance *fi = EVENT_ARG(event);
-	struct fare_ecmp_seen found = { .fi = fi };
-	struct fare_ecmp_key *seen;
-	struct fare_ecmp_map_entry *entries;
-	size_t n_seen, n, i;
-	bool changed = false;
-
-	if (!fi->ecmp->map || !fare_ecmp_map_count(fi->ecmp->map))
-		return;
-	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_seen_dest, &found);
-	seen = found.keys;
-	n_seen = found.n;
-	qsort(seen, n_seen, sizeof(*seen), fare_ecmp_key_qcmp);
-
-	n = fare_ecmp_map_count(fi->ecmp->map);
-	entries = XCALLOC(MTYPE_FARE_ECMP, n * sizeof(*entries));
-	fare_ecmp_map_dump(fi->ecmp->map, entries, n);
-	for (i = 0; i < n; i++) {
-		if (!entries[i].present || (n_seen && bsearch(&entries[i].key, seen, n_seen,
-							      sizeof(*seen), fare_ecmp_key_qcmp)))
-			continue;
-		fare_ecmp_map_remove(fi->ecmp->map, entries[i].key);
-		changed = true;
-	}
-	XFREE(MTYPE_FARE_ECMP, entries);
-	XFREE(MTYPE_FARE_ECMP, seen);
-	if (changed)
-		fare_instance_refresh_later(fi, "remote ECMP group gone");
-	fare_ecmp_sweep_schedule(fi);
-}
-
-static void fare_ecmp_sweep_schedule(struct fare_instance *fi)
-{
-	if (!fi->ecmp->t_sweep)
-		event_add_timer(bm->master, fare_ecmp_sweep, fi, FARE_ECMP_SWEEP_SECONDS,
-				&fi->ecmp->t_sweep);
-}
-
-/* Routes per remote group, for "show bgp fare ecmp-groups". */
-uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key)
-{
-	struct fare_ecmp_seen found = { .fi = fi };
-	uint32_t count = 0;
-	size_t i;
-
-	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_seen_dest, &found);
-	for (i = 0; i < found.n; i++)
-		count += found.keys[i].router_id == key.router_id &&
-			 found.keys[i].group_id == key.group_id;
-	XFREE(MTYPE_FARE_ECMP, found.keys);
-	return count;
-}
-
 void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi)
 {
 	struct fare_ecmp_egress *eg;
@@ -707,5 +621,6 @@ const struct fare_feature fare_ecmp_feature = {
 	.instance_free = fare_ecmp_fini,
 	.prefix_restrict = fare_ecmp_restrict,
 	.prefix_evaluated = fare_ecmp_apply,
+	.dest_changed = fare_ecmp_dest_changed,
 	.config_write = fare_ecmp_config_write,
 };

@@ -2,7 +2,8 @@
 /*
  * bgpd_fare: Enhanced ECMP egress grouping (EE-2, EE-3, EE-4), the
  * feature of bgp_fare_ecmp.c (state, configuration, EE-4's restriction
- * of a prefix's weights, registered as fare_ecmp_feature) and
+ * of a prefix's weights, registered as fare_ecmp_feature),
+ * bgp_fare_ecmp_count.c (the routes per remote group) and
  * bgp_fare_ecmp_vty.c (its commands and show).
  */
 #ifndef _BGP_FARE_ECMP_H
@@ -11,6 +12,12 @@
 #include "bgpd/fare/bgp_fare.h"
 
 struct fare_ecmp_peer_sg;
+
+/* EE-4: the remote group each destination's route is counted under, and
+ * the routes per remote group, kept as routes change (bgp_fare_ecmp.c)
+ */
+PREDECL_HASH(fare_ecmp_dests);
+PREDECL_HASH(fare_ecmp_counts);
 
 /* Enhanced ECMP of one BGP instance (EE-2, EE-3, EE-4) */
 struct fare_ecmp_state {
@@ -27,7 +34,17 @@ struct fare_ecmp_state {
 	struct fare_ecmp_peer_sg *peer_sg; /* by peer address */
 	size_t n_peer_sg;
 	uint32_t n_subgroups;
-	struct event *t_sweep;
+	/* EE-4: routes per remote group, kept while the map is */
+	bool counted;
+	struct fare_ecmp_dests_head dests;
+	struct fare_ecmp_counts_head counts;
+	/* remote groups whose last route went, looked at once the events
+	 * at hand are handled (a route that moves between groups, or comes
+	 * back, keeps its group in the map)
+	 */
+	struct fare_ecmp_key *gone;
+	size_t n_gone, cap_gone;
+	struct event *t_gone;
 };
 
 extern const struct fare_feature fare_ecmp_feature;
@@ -47,8 +64,23 @@ extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct pr
 extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
 				    struct fare_groupid *gid);
 extern void fare_ecmp_layout_update(struct fare_instance *fi);
-extern uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key);
 extern void fare_ecmp_config_write(struct vty *vty, struct fare_instance *fi);
+
+static inline int fare_ecmp_key_cmp(struct fare_ecmp_key a, struct fare_ecmp_key b)
+{
+	if (a.router_id != b.router_id)
+		return a.router_id < b.router_id ? -1 : 1;
+	return a.group_id < b.group_id ? -1 : a.group_id > b.group_id;
+}
+
+/* bgp_fare_ecmp_count.c: routes per remote group (EE-4) */
+extern void fare_ecmp_count_state_init(struct fare_instance *fi);
+extern void fare_ecmp_count_state_fini(struct fare_instance *fi);
+extern void fare_ecmp_counts_build(struct fare_instance *fi);
+extern void fare_ecmp_counts_clear(struct fare_instance *fi);
+extern void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest);
+extern void fare_ecmp_gone_check(struct fare_instance *fi, struct fare_ecmp_key key);
+extern uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key);
 
 /* bgp_fare_ecmp_vty.c */
 extern void fare_ecmp_show(struct vty *vty, struct fare_instance *fi, json_object *json);

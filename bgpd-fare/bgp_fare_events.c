@@ -252,12 +252,16 @@ static void fare_out_policy_check(struct fare_instance *fi, struct peer *peer, a
 	sig = fare_name_hash(PREFIX_LIST_OUT_NAME(filter), sig + 1);
 	sig = fare_name_hash(FILTER_LIST_OUT_NAME(filter), sig + 2);
 	sig = fare_name_hash(ROUTE_MAP_OUT_NAME(filter), sig + 3);
+	/* iBGP split horizon: a reflector client or not */
+	if (CHECK_FLAG(peer->af_flags[afi][SAFI_UNICAST], PEER_FLAG_REFLECTOR_CLIENT))
+		sig = jhash_1word(sig, 0x52524331);
 	sig |= 1; /* never 0 */
 	view = fare_peer_of(fi, peer);
 	if (view->out_policy[afi == AFI_IP6] == sig)
 		return;
+	fare_state_changed(); /* N's sessions (WP-2) */
 	if (view->out_policy[afi == AFI_IP6] && fi->enabled && fi->mode == FARE_MODE_AVERAGED)
-		fare_instance_refresh_later(fi, "outbound policy changed (WP-2 N)");
+		fare_instance_announce_later(fi, "outbound policy changed (WP-2 N)");
 	view->out_policy[afi == AFI_IP6] = sig;
 }
 
@@ -319,10 +323,12 @@ int fare_peer_status_changed(struct peer *peer)
 
 	if (fi && up)
 		fare_features_peer_up(fi, peer); /* SUN-1 */
-	if (!fi || !fi->enabled || (!up && !down))
+	if (!up && !down)
 		return 0;
-	/* the interface it runs over, its eligibility (WP-2) */
+	/* the interface it runs over, its eligibility (WP-2: N's sessions) */
 	fare_state_changed();
+	if (!fi || !fi->enabled)
+		return 0;
 	if (up && fi->hold_down && (peer->established > 1 || fare_dynamic_returns(fi, peer))) {
 		if (CHECK_FLAG(peer->sflags, PEER_STATUS_NSF_WAIT)) {
 			fi->counters.graceful_restarts++;
@@ -333,9 +339,12 @@ int fare_peer_status_changed(struct peer *peer)
 			fare_hold_down_start(fi, peer, 0, true);
 		}
 	}
+	/* WP-2: N changes what is sent, not what is installed (the paths
+	 * a session brings or takes are bgpd's to process): the peers only
+	 */
 	if (fi->mode == FARE_MODE_AVERAGED)
-		fare_instance_refresh_later(fi,
-					    up ? "session up (WP-2 N)" : "session down (WP-2 N)");
+		fare_instance_announce_later(fi,
+					     up ? "session up (WP-2 N)" : "session down (WP-2 N)");
 	return 0;
 }
 
@@ -436,7 +445,7 @@ int fare_prefix_list_update(struct prefix_list *plist)
 				break;
 			}
 		if (fi->mode == FARE_MODE_AVERAGED && fare_out_plist_used(fi, name))
-			fare_instance_refresh_later(fi, "outbound prefix-list changed (WP-2 N)");
+			fare_instance_announce_later(fi, "outbound prefix-list changed (WP-2 N)");
 	}
 	return 0;
 }

@@ -367,7 +367,7 @@ void fare_host_show(struct vty *vty, struct bgp *bgp, struct fare_instance *fi, 
 	fare_host_planes_show(vty, fi, bgp, json);
 	if (!json)
 		vty_out(vty, "Destinations (weight and share per plane):\n");
-	fare_unicast_walk(bgp, AFI_UNSPEC, fare_host_walk_dest, &w);
+	fare_unicast_walk_show(bgp, AFI_UNSPEC, fare_host_walk_dest, &w);
 	if (json)
 		json_object_object_add(json, "destinations", jdests);
 }

@@ -20,6 +20,7 @@
 #include "bgpd/bgp_updgrp.h"
 
 #include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_eval.h"
 
 DEFINE_MGROUP(FARE, "bgpd FARE");
 DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
@@ -151,6 +152,7 @@ static void fare_instance_free(struct fare_instance *fi)
 	event_cancel(&fi->t_refresh);
 	fare_peer_records_fini(fi);
 	FARE_FEATURES_CALL(instance_free, fi);
+	fare_out_sets_free(fi);
 	fare_state_changed();
 	fare_instances_del(&fare_instances, fi);
 	list_delete(&fi->multihoming);
@@ -266,9 +268,9 @@ bool fare_afi_safi(afi_t afi, safi_t safi)
 
 /* The one walk of an instance's routes: each destination of its IPv4 and
  * IPv6 unicast tables (or of afi's only) that has a selected path, in
- * table order.
+ * table order. A show of every prefix walks the same way, uncounted.
  */
-void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg)
+void fare_unicast_walk_show(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg)
 {
 	afi_t a, first = afi == AFI_UNSPEC ? AFI_IP : afi, last = afi == AFI_UNSPEC ? AFI_IP6 : afi;
 	struct bgp_dest *dest;
@@ -283,6 +285,18 @@ void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg)
 				fn(dest, best, arg);
 		}
 	}
+}
+
+/* The same, counted (show: tableWalks): the module's own work over the
+ * whole table, which only what changes for every route should need.
+ */
+void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		fi->counters.table_walks++;
+	fare_unicast_walk_show(bgp, afi, fn, arg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -343,15 +357,48 @@ static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best,
  * the peers marked for it): weights to zebra, values to peers. Used when
  * configuration, a link bandwidth or a hold-down changes.
  */
+static int fare_announce_walkcb(struct update_group *updgrp, void *arg)
+{
+	struct update_subgroup *subgrp;
+
+	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
+		subgroup_announce_all(subgrp);
+	return UPDWALK_CONTINUE;
+}
+
+/* WP-2: the values sent to the peers changed, the weights installed did
+ * not (N changed with a session): each update-group's routes are built
+ * anew and those whose attribute changed are sent; zebra hears nothing.
+ */
+static void fare_instance_announce(struct fare_instance *fi, const char *why)
+{
+	afi_t afi;
+
+	fi->counters.peer_only_refreshes++;
+	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
+		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_announce_walkcb, NULL);
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s, routes re-announced to the peers, none to zebra",
+			   fi->bgp->name_pretty, why);
+}
+
 void fare_instance_refresh(struct fare_instance *fi, const char *why)
 {
 	struct fare_refresh_walk w = { .fi = fi, .all = fi->refresh_all };
+	bool announce = fi->announce_pending && !w.all;
+	bool due = fare_peers_due_refresh(fi);
 
 	fi->refresh_all = false;
+	fi->announce_pending = false;
 	/* Peers whose update-group class changed move first (boundary,
 	 * averaged mode's per-link values).
 	 */
 	fare_instance_regroup(fi);
+	if (announce) {
+		fare_instance_announce(fi, why);
+		if (!due)
+			return;
+	}
 	FARE_FEATURES_CALL(refresh_due, fi, w.all);
 	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_refresh_dest, &w);
 	fare_peers_refreshed(fi);
@@ -391,6 +438,16 @@ void fare_instance_refresh_ahead(struct fare_instance *fi)
 void fare_instance_refresh_later(struct fare_instance *fi, const char *why)
 {
 	fi->refresh_all = true;
+	fare_refresh_schedule(fi, why);
+}
+
+/* WP-2: re-announce every route to the peers (their values changed),
+ * none to zebra (the weights did not), in the same deferred pass; a full
+ * re-evaluation pending does both.
+ */
+void fare_instance_announce_later(struct fare_instance *fi, const char *why)
+{
+	fi->announce_pending = true;
 	fare_refresh_schedule(fi, why);
 }
 

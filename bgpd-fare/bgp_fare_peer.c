@@ -224,6 +224,17 @@ bool fare_peer_due_refresh(struct fare_instance *fi, struct peer *peer)
 	return fp && fp->refresh;
 }
 
+/* whether the prefixes through any peer are due a refresh */
+bool fare_peers_due_refresh(struct fare_instance *fi)
+{
+	struct fare_peer *fp;
+
+	frr_each (fare_peers, &fi->peers, fp)
+		if (fp->refresh)
+			return true;
+	return false;
+}
+
 void fare_peers_refreshed(struct fare_instance *fi)
 {
 	struct fare_peer *fp;

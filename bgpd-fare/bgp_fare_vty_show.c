@@ -208,6 +208,8 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "ecmpRoutes", cnt->ecmp_routes);
 		json_object_int_add(jcnt, "frrWeightedRoutes", cnt->frr_weighted_routes);
 		json_object_int_add(jcnt, "transitWithheld", cnt->transit_withheld);
+		json_object_int_add(jcnt, "tableWalks", cnt->table_walks);
+		json_object_int_add(jcnt, "peerOnlyRefreshes", cnt->peer_only_refreshes);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
 		return CMD_SUCCESS;
@@ -726,7 +728,7 @@ DEFPY(show_bgp_afi_fare, show_bgp_afi_fare_cmd,
 			.vty = vty, .fi = fi, .uj = !!uj, .fp = fp, .first = &first
 		};
 
-		fare_unicast_walk(bgp, afi, fare_show_walk_dest, &w);
+		fare_unicast_walk_show(bgp, afi, fare_show_walk_dest, &w);
 	}
 	XFREE(MTYPE_TMP, fp);
 

@@ -40,6 +40,8 @@ COUNTER_SERIES = {
     "frrWeightedRoutes": 'frr_fare_zebra_routes_total{kind="frr",',
     "droppedPaths": "frr_fare_dropped_paths_total",
     "transitWithheld": "frr_fare_transit_withheld_announcements_total",
+    "tableWalks": "frr_fare_table_walks_total",
+    "peerOnlyRefreshes": "frr_fare_peer_only_refreshes_total",
 }
 VALUE_CLASSES = ["valid", "zero", "subnormal", "negative", "nan", "infinite", "negative-infinite"]
 

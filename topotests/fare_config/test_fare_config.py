@@ -17,6 +17,9 @@ is 50T: leafa gets min(50T, max) = 50T (6.25e12 bytes/s), leafb min(50T,
 different attributes: three update-groups, told apart by their class
 (fareLinkBitsPerSec, fareBoundary) in "show bgp update-groups".
 
+leafa originates P3 with leafb's AS prepended: the spine's N for it is 1
+(leaf0; leafa is the source, leafb's AS is in the path, WP-2).
+
 The spine divides prefixes of prefix-list MH by 1000 (FARE-6): once P2 is
 added to MH, its sum is 100G, the average 50G, and both leafa and leafb get
 50G (6.25e9 bytes/s) for P2 while P1 stays as it was.
@@ -34,6 +37,7 @@ from fare.fabric import Fabric
 pytestmark = [pytest.mark.bgpd]
 
 P1, P2 = "172.16.1.0/24", "172.16.2.0/24"
+P3 = "172.16.3.0/24"  # leafa's, with leafb's AS prepended (WP-2: N without leafb)
 ROUTERS = {"leaf0": 65100, "spine": 65000, "leafa": 65101, "leafb": 65102, "leafc": 65103}
 LINKS = [("leaf0", "spine", 100000), ("spine", "leafa", 800), ("spine", "leafb", 800),
          ("spine", "leafc", 800)]
@@ -41,9 +45,17 @@ AVERAGED = [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down 0"]
 
 
 def _fabric():
-    f = Fabric(ROUTERS, LINKS, originate={"leaf0": [P1, P2]},
+    f = Fabric(ROUTERS, LINKS, originate={"leaf0": [P1, P2], "leafa": [P3]},
                fare_lines={name: AVERAGED for name in ROUTERS})
     a, c = f.neighbor("spine", "leafa"), f.neighbor("spine", "leafc")
+    f.extra["leafa"] = [
+        " address-family ipv4 unicast",
+        "  neighbor {} route-map PREPEND out".format(f.neighbor("leafa", "spine")),
+        " exit-address-family",
+        "!",
+        "route-map PREPEND permit 10",
+        " set as-path prepend {}".format(ROUTERS["leafb"]),
+    ]
     f.extra["spine"] = [
         " neighbor {} fare link-bandwidth max".format(a),
         " neighbor {} fare boundary".format(c),
@@ -90,6 +102,24 @@ def test_values_per_outgoing_rate():
     j = vtysh_json(tgen.gears["spine"], "show bgp ipv4 fare json")
     assert j["mode"] == "averaged" and j["enabled"] is True
     assert {p: v["wcmp"] for p, v in j["prefixes"].items() if p in (P1, P2)} == {P1: True, P2: True}
+
+
+def test_n_without_peers_in_the_path():
+    """WP-2: N leaves out the source of a route's paths and, without their
+    being sources, the neighbors whose AS is in its path and boundary
+    neighbors: for leafa's P3 (AS_PATH 65101 65102) the spine counts leaf0
+    only (leafa the source, leafb in the path, leafc a boundary): N = 1;
+    for leaf0's P1, leafa and leafb: N = 2. The sessions without an
+    outbound filter are counted once per change of the session set, the
+    path's ASes and sources taken off per prefix."""
+    tgen = tgen_or_skip()
+    spine = tgen.gears["spine"]
+    exp = {"prefixes": {P3: {"advertised": {"outgoingInterfaces": 1}}}}
+    assert wait_json(spine, "show bgp ipv4 fare {} json".format(P3), exp, count=60) is None
+    exp = {"prefixes": {P1: {"advertised": {"outgoingInterfaces": 2}}}}
+    assert wait_json(spine, "show bgp ipv4 fare {} json".format(P1), exp) is None
+    path = vtysh_json(spine, "show bgp ipv4 unicast {} json".format(P3))["paths"][0]["aspath"]
+    assert path["string"] == "65101 65102", path
 
 
 def test_update_group_classes():

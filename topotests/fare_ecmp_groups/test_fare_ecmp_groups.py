@@ -90,10 +90,15 @@ Checks:
   7. FARE-11: leaf2 with `neighbor to-s4 fare boundary`: spine4 receives
      leaf2's routes with no extended community at all (no PB, no EG) while
      leaf3's still carry EG; removed: EG back at spine4.
+  8. EE-4 without table walks: 3 shows of the map and 12 idle seconds
+     leave leaf1's tableWalks counter unchanged (the prefixes per remote
+     group are counted as routes change; a group no route uses leaves the
+     map at once, no periodic sweep).
 """
 
 import os
 import sys
+import time
 import pytest
 
 # pylint: disable=C0413
@@ -429,6 +434,28 @@ def test_map_and_kernel():
     leaf2 = tgen.gears["leaf2"]
     exp = {p: {"to-s1": 1, "to-s2": 1, "to-s3": 1, "to-s4": 1} for p in GROUPS[G31] + GROUPS[G32]}
     wait_kernel(leaf2, exp, "leaf2 (no sub-groups)", count=30)
+
+
+def table_walks(router):
+    return vtysh_json(router, "show bgp fare json")["counters"]["tableWalks"]
+
+
+def test_no_table_walk_for_groups():
+    """EE-4: the prefixes of each remote group are counted as routes
+    change, not by walking the table: `show bgp fare ecmp-groups` (4 remote
+    groups) and 12 quiet seconds (once a sweep every 10 s looked for
+    groups no route uses) leave leaf1's tableWalks as they were, and the
+    show's counts are the groups' prefixes."""
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    m = steady(tgen, "before counting table walks")
+    before = table_walks(leaf1)
+    for _ in range(3):
+        assert remote_map(leaf1) == m
+    time.sleep(12)
+    after = table_walks(leaf1)
+    assert after == before, "leaf1 walked its table {} time(s) for 3 shows and 12 s idle".format(
+        after - before)
 
 
 def test_four_remote_groups_on_four_subgroups():

@@ -50,7 +50,10 @@ received value uncapped, because the session's link bandwidth is unknown
 Steps: leaf3's session starts administratively shut (in leaf3's startup
 config), so N = 2; it comes up for the first time (N = 3); leaf3 shuts it
 (N = 2); it re-establishes (N = 3); leaf3's link goes down (N = 2); back
-up (N = 3).
+up (N = 3). When leaf3 shuts its session and re-establishes it, the spine
+sends no route to zebra and its kernel route stays as it was (the weights
+installed do not depend on N): it re-announces to its peers only
+(counter peerOnlyRefreshes).
 """
 
 import math
@@ -253,6 +256,28 @@ def _expect_n(tgen, n):
     assert got == cexp, got
 
 
+def _spine_counters(tgen):
+    """The spine's routes sent to zebra (WP-3: weighted, plain ECMP or
+    FRR's weights: every route bgpd sends) and its re-announcements to
+    the peers alone."""
+    c = vtysh_json(tgen.gears["spine"], "show bgp fare json")["counters"]
+    return c["wcmpRoutes"] + c["ecmpRoutes"] + c["frrWeightedRoutes"], c["peerOnlyRefreshes"]
+
+
+def _expect_n_peers_only(tgen, n, before):
+    """WP-2: N changed with a session: the values sent follow (_expect_n),
+    and, the weights installed not depending on N, the spine sends no
+    route to zebra and its kernel route stays; it re-announced to the
+    peers instead (peerOnlyRefreshes)."""
+    route = tgen.gears["spine"].run("ip -d route show {}".format(PREFIX))
+    _expect_n(tgen, n)
+    sends, refreshes = _spine_counters(tgen)
+    assert sends == before[0], "N = {}: the spine sent {} route(s) to zebra".format(
+        n, sends - before[0])
+    assert refreshes > before[1], "N = {}: no re-announcement to the peers alone".format(n)
+    assert tgen.gears["spine"].run("ip -d route show {}".format(PREFIX)) == route
+
+
 def test_initial_two_sessions():
     """WP-1/WP-2: leaf3's session is shut: N = 2, leaf1 and leaf2 receive
     100G / 2 = 50G; leaf4 (denied outbound) and the collector (multihop)
@@ -284,19 +309,21 @@ def test_session_up_first_time():
 def test_session_shut_down():
     "WP-2: leaf3 shuts its session: N = 2, leaf1 and leaf2 receive 100G / 2."
     tgen = tgen_or_skip()
+    before = _spine_counters(tgen)
     tgen.gears["leaf3"].vtysh_cmd(
         "configure terminal\nrouter bgp 65103\nneighbor {} shutdown\n".format(LEAF3_SESSION))
     _wait_leaf3(tgen, False)
-    _expect_n(tgen, 2)
+    _expect_n_peers_only(tgen, 2, before)
 
 
 def test_session_reestablished():
     "WP-2: leaf3's session re-establishes: N = 3 again, all three leaves receive 100G / 3."
     tgen = tgen_or_skip()
+    before = _spine_counters(tgen)
     tgen.gears["leaf3"].vtysh_cmd(
         "configure terminal\nrouter bgp 65103\nno neighbor {} shutdown\n".format(LEAF3_SESSION))
     _wait_leaf3(tgen, True)
-    _expect_n(tgen, 3)
+    _expect_n_peers_only(tgen, 3, before)
 
 
 def test_link_down():

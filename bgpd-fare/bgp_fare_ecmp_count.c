@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bgpd_fare: Enhanced ECMP's routes per remote group (EE-4), counted as
+ * destinations are selected: the counts "show bgp fare ecmp-groups"
+ * shows, and the remote groups no route carries any more, which leave
+ * the map. Calls down into bgp_fare_ecmp.c's GroupID reading and the
+ * instance's routes.
+ */
+#include <zebra.h>
+
+#include "jhash.h"
+#include "memory.h"
+#include "prefix.h"
+
+#include "bgpd/bgpd.h"
+#include "bgpd/bgp_attr.h"
+#include "bgpd/bgp_route.h"
+#include "bgpd/bgp_table.h"
+
+#include "bgpd/fare/bgp_fare.h"
+#include "bgpd/fare/bgp_fare_ecmp.h"
+
+DEFINE_MTYPE_STATIC(FARE, FARE_ECMP_COUNT, "FARE Enhanced ECMP routes per group");
+
+/* EE-4: a destination's remote group, and the routes per remote group
+ * (fare_ecmp_dest_changed())
+ */
+struct fare_ecmp_dest {
+	struct fare_ecmp_dests_item item;
+	const struct bgp_dest *dest; /* compared, never followed */
+	struct fare_ecmp_key key;
+};
+
+struct fare_ecmp_count {
+	struct fare_ecmp_counts_item item;
+	struct fare_ecmp_key key;
+	uint32_t prefixes;
+};
+
+static int fare_ecmp_dest_cmp(const struct fare_ecmp_dest *a, const struct fare_ecmp_dest *b)
+{
+	return numcmp((uintptr_t)a->dest, (uintptr_t)b->dest);
+}
+
+static uint32_t fare_ecmp_dest_hash(const struct fare_ecmp_dest *d)
+{
+	return jhash(&d->dest, sizeof(d->dest), 0x45452d34);
+}
+
+DECLARE_HASH(fare_ecmp_dests, struct fare_ecmp_dest, item, fare_ecmp_dest_cmp, fare_ecmp_dest_hash);
+
+static int fare_ecmp_count_cmp(const struct fare_ecmp_count *a, const struct fare_ecmp_count *b)
+{
+	return fare_ecmp_key_cmp(a->key, b->key);
+}
+
+static uint32_t fare_ecmp_count_hash(const struct fare_ecmp_count *c)
+{
+	return jhash_2words(c->key.router_id, c->key.group_id, 0x45452d34);
+}
+
+DECLARE_HASH(fare_ecmp_counts, struct fare_ecmp_count, item, fare_ecmp_count_cmp,
+	     fare_ecmp_count_hash);
+
+/* EE-4: the routes of each remote group are counted as they change
+ * (fare_ecmp_dest_changed(), at each selection of a destination's paths):
+ * a show reads the counts, and a remote group no route carries any more
+ * leaves the map (which may move one other group to keep the balance)
+ * once the events at hand are handled. Counted while the map exists:
+ * one walk of the instance's routes when it is made, or when the GroupID
+ * sub-type changes (which routes carry one).
+ */
+
+static struct fare_ecmp_count *fare_ecmp_count_find(struct fare_instance *fi,
+						    struct fare_ecmp_key key)
+{
+	struct fare_ecmp_count ref = { .key = key };
+
+	return fare_ecmp_counts_find(&fi->ecmp->counts, &ref);
+}
+
+/* The remote group a destination's route is counted under: its selected
+ * path's GroupID (EE-3), for a route not originated here.
+ */
+static bool fare_ecmp_dest_key(struct fare_instance *fi, const struct bgp_dest *dest,
+			       struct fare_ecmp_key *key)
+{
+	struct bgp_path_info *best = fare_dest_selected((struct bgp_dest *)dest);
+	struct fare_groupid gid;
+
+	if (!best || fare_route_is_local(fi->bgp, best) ||
+	    !fare_ecmp_route_groupid(fi, best->attr, &gid))
+		return false;
+	*key = (struct fare_ecmp_key){ .router_id = gid.router_id, .group_id = gid.group_id };
+	return true;
+}
+
+static void fare_ecmp_gone_event(struct event *event)
+{
+	struct fare_instance *fi = EVENT_ARG(event);
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < fi->ecmp->n_gone; i++) {
+		struct fare_ecmp_key key = fi->ecmp->gone[i];
+
+		/* a route of the group came back meanwhile */
+		if (!fi->ecmp->map || fare_ecmp_count_find(fi, key))
+			continue;
+		if (!fare_ecmp_map_remove(fi->ecmp->map, key))
+			continue;
+		changed = true;
+		if (FARE_DEBUG)
+			zlog_debug("FARE: %s: remote ECMP group %u.%u.%u.%u:%u gone (EE-4)",
+				   fi->bgp->name_pretty, key.router_id >> 24,
+				   (key.router_id >> 16) & 0xff, (key.router_id >> 8) & 0xff,
+				   key.router_id & 0xff, key.group_id);
+	}
+	fi->ecmp->n_gone = 0;
+	if (changed)
+		fare_instance_refresh_later(fi, "remote ECMP group gone");
+}
+
+/* a remote group that may have no route any more: looked at later */
+static void fare_ecmp_gone_add(struct fare_instance *fi, struct fare_ecmp_key key)
+{
+	struct fare_ecmp_state *st = fi->ecmp;
+
+	if (st->n_gone == st->cap_gone) {
+		st->cap_gone = st->cap_gone ? 2 * st->cap_gone : 8;
+		st->gone = XREALLOC(MTYPE_FARE_ECMP_COUNT, st->gone,
+				    st->cap_gone * sizeof(*st->gone));
+	}
+	st->gone[st->n_gone++] = key;
+	event_add_event(bm->master, fare_ecmp_gone_event, fi, 0, &st->t_gone);
+}
+
+void fare_ecmp_gone_check(struct fare_instance *fi, struct fare_ecmp_key key)
+{
+	if (fi->ecmp->counted && !fare_ecmp_count_find(fi, key))
+		fare_ecmp_gone_add(fi, key);
+}
+
+static void fare_ecmp_count_add(struct fare_instance *fi, struct fare_ecmp_key key, int delta)
+{
+	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, key);
+
+	if (!c) {
+		if (delta < 0)
+			return;
+		c = XCALLOC(MTYPE_FARE_ECMP_COUNT, sizeof(*c));
+		c->key = key;
+		fare_ecmp_counts_add(&fi->ecmp->counts, c);
+	}
+	c->prefixes += delta;
+	if (c->prefixes)
+		return;
+	fare_ecmp_counts_del(&fi->ecmp->counts, c);
+	XFREE(MTYPE_FARE_ECMP_COUNT, c);
+	fare_ecmp_gone_add(fi, key);
+}
+
+/* EE-4: a destination's paths were selected anew (or withdrawn): its
+ * route moves between remote groups' counts.
+ */
+void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest)
+{
+	struct fare_ecmp_dest ref = { .dest = dest }, *d;
+	struct fare_ecmp_key key;
+	bool has;
+
+	if (!fi->ecmp->counted)
+		return;
+	has = fare_ecmp_dest_key(fi, dest, &key);
+	d = fare_ecmp_dests_find(&fi->ecmp->dests, &ref);
+	if (!d && !has)
+		return;
+	if (d && has && !fare_ecmp_key_cmp(d->key, key))
+		return;
+	if (has)
+		fare_ecmp_count_add(fi, key, 1);
+	if (d) {
+		fare_ecmp_count_add(fi, d->key, -1);
+		if (!has) {
+			fare_ecmp_dests_del(&fi->ecmp->dests, d);
+			XFREE(MTYPE_FARE_ECMP_COUNT, d);
+			return;
+		}
+	} else if (has) {
+		d = XCALLOC(MTYPE_FARE_ECMP_COUNT, sizeof(*d));
+		d->dest = dest;
+		fare_ecmp_dests_add(&fi->ecmp->dests, d);
+	}
+	d->key = key;
+}
+
+void fare_ecmp_counts_clear(struct fare_instance *fi)
+{
+	struct fare_ecmp_dest *d;
+	struct fare_ecmp_count *c;
+
+	while ((d = fare_ecmp_dests_pop(&fi->ecmp->dests)))
+		XFREE(MTYPE_FARE_ECMP_COUNT, d);
+	while ((c = fare_ecmp_counts_pop(&fi->ecmp->counts)))
+		XFREE(MTYPE_FARE_ECMP_COUNT, c);
+	event_cancel(&fi->ecmp->t_gone);
+	XFREE(MTYPE_FARE_ECMP_COUNT, fi->ecmp->gone);
+	fi->ecmp->n_gone = fi->ecmp->cap_gone = 0;
+	fi->ecmp->counted = false;
+}
+
+static void fare_ecmp_count_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	fare_ecmp_dest_changed(arg, dest);
+}
+
+/* every route counted anew; groups of the map no route carries go */
+void fare_ecmp_counts_build(struct fare_instance *fi)
+{
+	struct fare_ecmp_map_entry *entries;
+	size_t n, i;
+
+	fare_ecmp_counts_clear(fi);
+	fi->ecmp->counted = true;
+	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_count_dest, fi);
+	n = fi->ecmp->map ? fare_ecmp_map_count(fi->ecmp->map) : 0;
+	if (!n)
+		return;
+	entries = XCALLOC(MTYPE_FARE_ECMP_COUNT, n * sizeof(*entries));
+	fare_ecmp_map_dump(fi->ecmp->map, entries, n);
+	for (i = 0; i < n; i++)
+		if (entries[i].present)
+			fare_ecmp_gone_check(fi, entries[i].key);
+	XFREE(MTYPE_FARE_ECMP_COUNT, entries);
+}
+
+/* Routes per remote group, for "show bgp fare ecmp-groups". */
+uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key)
+{
+	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, key);
+
+	return c ? c->prefixes : 0;
+}
+
+void fare_ecmp_count_state_init(struct fare_instance *fi)
+{
+	fare_ecmp_dests_init(&fi->ecmp->dests);
+	fare_ecmp_counts_init(&fi->ecmp->counts);
+}
+
+void fare_ecmp_count_state_fini(struct fare_instance *fi)
+{
+	fare_ecmp_counts_clear(fi);
+	fare_ecmp_dests_fini(&fi->ecmp->dests);
+	fare_ecmp_counts_fini(&fi->ecmp->counts);
+}
