@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fare-sim: what FARE gains on a fabric when links fail or degrade, and
+ * what the control plane pays, computed with the module's own core
+ * (doc/user/fare-sim.rst).
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime(), strdup() */
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fare_pathbw.h"
+#include "fare_sim.h"
+
+static const char usage_text[] =
+	"usage: fare-sim COMMAND FABRIC [options]\n"
+	"\n"
+	"FABRIC: a fabric file (- for stdin) or gen:GENERATOR, e.g.\n"
+	"  gen:clos3:leaves=512,spines=64,gbps=800\n"
+	"\n"
+	"commands:\n"
+	"  gen       print the fabric in the text format (with its failures)\n"
+	"  weights   each router's weights per prefix, and what it advertises\n"
+	"  eval      throughput of a traffic pattern as a fraction of the max-flow,\n"
+	"            for ECMP, FRR's link-bandwidth cumulative and each FARE mode\n"
+	"  event     for the events given with --event: the UPDATEs each router\n"
+	"            sends and its distinct weight vectors before and after\n"
+	"\n"
+	"options:\n"
+	"  --fail-rate F     each link fails with probability F\n"
+	"  --halve-rate H    each link not failed runs at half speed with probability H\n"
+	"  --seed N          random failures, pairs and permutations (default 1)\n"
+	"  --event LINE      an event (fail/degrade/restore, as in the file); repeatable\n"
+	"  --rule R          weights, event: ecmp, frr-cumulative, draft, per-session,\n"
+	"                    averaged or config (each router's own; the default)\n"
+	"  --rules LIST      eval: the rules compared (default all but config)\n"
+	"  --pattern P       eval: pairs, permutation (default) or all-to-one\n"
+	"  --pairs N         eval: pairs: N random pairs (default 16); permutation:\n"
+	"                    only N of its pairs (default all)\n"
+	"  --dst NAME        eval all-to-one: the destination prefix (default random)\n"
+	"  --prefix NAME     weights, event: this prefix only\n"
+	"  --prefixes N      event: the first N prefixes only\n"
+	"  --router NAME     weights: this router only\n"
+	"  --csv             eval: one line per rule: pattern,fail,halve,rule,throughput\n"
+	"  --all             event: every router (default: the 20 that send most)\n"
+	"\n"
+	"fabric text format (one statement a line, # starts a comment):\n"
+	"  fabric [rule=draft|per-session|averaged] [max-weight=N] [max-members=N]\n"
+	"  router NAME as=ASN [tier=N] [role=node|super-spine|host] [rule=R]\n"
+	"         [fare=on|off] [originate] [multihoming=K] [lower-transitive]\n"
+	"         [max-weight=N] [max-members=N]\n"
+	"  link A B BANDWIDTH [count=N] [boundary] [down]   (800G, 1.6T, 400000 = Mb/s)\n"
+	"  prefix NAME ROUTER... [multihoming=K]\n"
+	"  fail A B [N]  |  degrade A B BANDWIDTH [N]  |  restore A B [N]\n"
+	"generators: clos3:leaves=,spines=,links=,gbps=,gpus=\n"
+	"            clos5:pods=,leaves=,spines=,supers=,gbps=,gpus=\n"
+	"            scaleup:servers=,planes=,subports=,gbps=,gpus=\n";
+
+struct opts {
+	double fail_rate, halve_rate;
+	uint64_t seed;
+	char **events;
+	int n_events;
+	int rule;
+	bool rules[SIM_RULE_MAX];
+	const char *pattern, *dst, *prefix, *router;
+	uint32_t pairs, prefixes;
+	bool csv, all;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "fare-sim: %s\n", msg);
+	exit(2);
+}
+
+static void load_fabric(struct sim_fabric *f, const char *arg, const struct opts *o)
+{
+	char err[SIM_ERR_LEN];
+	int ret;
+
+	sim_fabric_init(f);
+	if (!strncmp(arg, "gen:", 4)) {
+		ret = sim_fabric_generate(f, arg + 4, err, sizeof(err));
+	} else {
+		FILE *in = strcmp(arg, "-") ? fopen(arg, "r") : stdin;
+
+		if (!in) {
+			snprintf(err, sizeof(err), "%s: cannot open", arg);
+			die(err);
+		}
+		ret = sim_fabric_parse(f, in, arg, err, sizeof(err));
+		if (in != stdin)
+			fclose(in);
+	}
+	if (ret < 0)
+		die(err);
+	if (o->fail_rate > 0 || o->halve_rate > 0)
+		sim_fabric_random_failures(f, o->fail_rate, o->halve_rate, o->seed);
+}
+
+static void apply_events(struct sim_fabric *f, const struct opts *o)
+{
+	char err[SIM_ERR_LEN];
+	int i;
+
+	for (i = 0; i < o->n_events; i++)
+		if (sim_fabric_event(f, o->events[i], err, sizeof(err)) < 0)
+			die(err);
+}
+
+static int prefix_find(const struct sim_fabric *f, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->n_prefixes; i++)
+		if (!strcmp(f->prefixes[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static void summary(const struct sim_fabric *f)
+{
+	uint32_t i, down = 0, degraded = 0;
+
+	for (i = 0; i < f->n_links; i++) {
+		if (!f->links[i].cur_bw)
+			down++;
+		else if (f->links[i].cur_bw < f->links[i].bw)
+			degraded++;
+	}
+	printf("fabric: %u routers, %u links, %u prefixes", f->n_routers, f->n_links,
+	       f->n_prefixes);
+	if (f->gpus)
+		printf(", %llu GPUs", (unsigned long long)f->gpus);
+	printf("; %u links down, %u degraded\n", down, degraded);
+}
+
+/* ---- weights --------------------------------------------------------------- */
+
+static void print_bw(double v)
+{
+	char buf[32];
+
+	fare_bw_format(buf, sizeof(buf), v);
+	printf("%s", buf);
+}
+
+static int cmd_weights(struct sim_fabric *f, const struct opts *o)
+{
+	struct sim_state s;
+	uint32_t p, k, j;
+	int only_p = -1, only_r = -1;
+
+	if (o->prefix && (only_p = prefix_find(f, o->prefix)) < 0)
+		die("--prefix: no such prefix");
+	if (o->router && (only_r = sim_router_find(f, o->router)) < 0)
+		die("--router: no such router");
+	if (sim_state_init(&s, f) < 0)
+		die("out of memory");
+	for (p = 0; p < f->n_prefixes; p++) {
+		if (only_p >= 0 && p != (uint32_t)only_p)
+			continue;
+		sim_route_prefix(&s, p, o->rule);
+		for (k = 0; k < s.n_order; k++) {
+			uint32_t r = s.order[k];
+			const struct sim_rstate *rr = &s.r[r];
+
+			if (rr->originated || (only_r >= 0 && r != (uint32_t)only_r))
+				continue;
+			printf("%s %s %s", f->routers[r].name, f->prefixes[p].name,
+			       rr->wcmp ? "wcmp" : "ecmp");
+			for (j = 0; j < rr->n_mp; j++) {
+				const struct sim_adj *a = &f->adj[s.mp_adj[rr->mp_start + j]];
+
+				printf(" %s#%u=%u", f->routers[a->peer].name,
+				       f->links[a->link].parallel, s.mp_weight[rr->mp_start + j]);
+			}
+			if (rr->t_present) {
+				printf(" sum=");
+				print_bw(rr->t_value);
+			}
+			printf("\n");
+		}
+	}
+	sim_state_free(&s);
+	return 0;
+}
+
+/* ---- eval ------------------------------------------------------------------ */
+
+struct pattern {
+	struct sim_demand *d; /* grouped by destination prefix */
+	size_t n;
+};
+
+static uint32_t *sources(const struct sim_fabric *f, uint32_t *n)
+{
+	uint32_t *src = malloc((f->n_routers + 1) * sizeof(*src)), i;
+
+	*n = 0;
+	for (i = 0; src && i < f->n_routers; i++)
+		if (f->routers[i].originate)
+			src[(*n)++] = i;
+	return src;
+}
+
+/* the prefix a router originates as its own */
+static int own_prefix(const struct sim_fabric *f, uint32_t r)
+{
+	return prefix_find(f, f->routers[r].name);
+}
+
+static int demand_cmp(const void *a, const void *b)
+{
+	const struct sim_demand *x = a, *y = b;
+
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+static void make_pattern(const struct sim_fabric *f, const struct opts *o, struct pattern *pt)
+{
+	uint32_t n_src, i, *src = sources(f, &n_src), *perm;
+	uint64_t s = o->seed * 0x9E3779B97F4A7C15ULL + 7;
+
+	if (!src || n_src < 2)
+		die("eval needs two routers that originate a prefix");
+	pt->d = calloc(n_src + o->pairs + 1, sizeof(*pt->d));
+	pt->n = 0;
+	if (!pt->d)
+		die("out of memory");
+	if (!strcmp(o->pattern, "all-to-one")) {
+		int dst = o->dst ? prefix_find(f, o->dst) : own_prefix(f, src[rnd(&s) % n_src]);
+
+		if (dst < 0)
+			die("--dst: no such prefix");
+		for (i = 0; i < n_src; i++)
+			if (own_prefix(f, src[i]) != dst)
+				pt->d[pt->n++] = (struct sim_demand){ src[i], dst, 1 };
+	} else if (!strcmp(o->pattern, "permutation")) {
+		/* a random derangement: Sattolo's algorithm gives one cycle */
+		perm = malloc(n_src * sizeof(*perm));
+		if (!perm)
+			die("out of memory");
+		for (i = 0; i < n_src; i++)
+			perm[i] = i;
+		for (i = n_src - 1; i > 0; i--) {
+			uint32_t j = rnd(&s) % i, t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (i = 0; i < n_src && (!o->pairs || pt->n < o->pairs); i++)
+			pt->d[pt->n++] =
+				(struct sim_demand){ src[i], own_prefix(f, src[perm[i]]), 1 };
+		free(perm);
+	} else if (!strcmp(o->pattern, "pairs")) {
+		uint32_t want = o->pairs ? o->pairs : 16;
+
+		free(pt->d);
+		pt->d = calloc(want, sizeof(*pt->d));
+		if (!pt->d)
+			die("out of memory");
+		while (pt->n < want) {
+			uint32_t a = src[rnd(&s) % n_src], b = src[rnd(&s) % n_src];
+
+			if (a != b)
+				pt->d[pt->n++] = (struct sim_demand){ a, own_prefix(f, b), 1 };
+		}
+	} else {
+		die("--pattern: pairs, permutation or all-to-one");
+	}
+	free(src);
+	qsort(pt->d, pt->n, sizeof(*pt->d), demand_cmp);
+}
+
+/* lambda of the routing for demands d[0..n) (all at once) */
+static double route_lambda(struct sim_state *s, const struct sim_demand *d, size_t n,
+			   enum sim_rule rule, double *load, double *lost)
+{
+	const struct sim_fabric *f = s->f;
+	size_t i, j;
+
+	memset(load, 0, 2 * f->n_links * sizeof(*load));
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && d[j].dst == d[i].dst; j++)
+			;
+		sim_route_prefix(s, d[i].dst, rule);
+		sim_flow_add(s, d[i].dst, d + i, j - i, load, lost);
+	}
+	return sim_flow_lambda(f, load);
+}
+
+static int cmd_eval(struct sim_fabric *f, const struct opts *o)
+{
+	struct sim_state s;
+	struct pattern pt;
+	struct sim_maxflow *mf = sim_maxflow_new(f);
+	double *load = calloc(2 * f->n_links + 1, sizeof(*load)), *opt;
+	double t0 = now(), t_opt, total = 0;
+	bool pairs = !strcmp(o->pattern, "pairs");
+	size_t i;
+	int rule;
+
+	if (!mf || !load || sim_state_init(&s, f) < 0)
+		die("out of memory");
+	make_pattern(f, o, &pt);
+	for (i = 0; i < pt.n; i++)
+		total += pt.d[i].amount;
+	/* the reference: per pair its max-flow; all-to-one the concurrent
+	 * optimum; a permutation the smallest of its pairs' max-flows (an
+	 * upper bound of its concurrent optimum)
+	 */
+	opt = calloc(pt.n + 1, sizeof(*opt));
+	if (!opt)
+		die("out of memory");
+	if (!strcmp(o->pattern, "all-to-one")) {
+		opt[0] = sim_maxflow_concurrent_to_one(mf, pt.d, pt.n, pt.d[0].dst);
+	} else {
+		opt[0] = INFINITY;
+		for (i = 0; i < pt.n; i++) {
+			opt[i] = sim_maxflow_pair(mf, pt.d[i].src, pt.d[i].dst) / pt.d[i].amount;
+			if (!pairs && opt[i] < opt[0])
+				opt[0] = opt[i];
+		}
+	}
+	t_opt = now() - t0;
+	if (!o->csv) {
+		summary(f);
+		printf("pattern %s: %zu demands; reference lambda ", o->pattern, pt.n);
+		if (pairs)
+			printf("per pair (its max-flow)\n");
+		else
+			printf("%.6g bytes/s per demand unit (%s)\n", opt[0],
+			       strcmp(o->pattern, "all-to-one") ? "smallest pair max-flow"
+								: "concurrent max-flow");
+		printf("max-flow: %.2f s\n", t_opt);
+		printf("%-15s %10s %10s %8s %8s\n", "rule", "throughput", pairs ? "worst" : "",
+		       "lost", "time s");
+	}
+	for (rule = 0; rule < SIM_RULE_MAX; rule++) {
+		double t1 = now(), thr = 0, worst = INFINITY, lost = 0;
+
+		if (!o->rules[rule])
+			continue;
+		if (pairs) {
+			for (i = 0; i < pt.n; i++) {
+				double l = route_lambda(&s, &pt.d[i], 1, rule, load, &lost);
+				double x = opt[i] > 0 && isfinite(opt[i]) ? fmin(l / opt[i], 1) : 1;
+
+				thr += x / pt.n;
+				if (x < worst)
+					worst = x;
+			}
+		} else {
+			double l = route_lambda(&s, pt.d, pt.n, rule, load, &lost);
+
+			thr = opt[0] > 0 ? fmin(l / opt[0], 1) : 0;
+			if (lost > 0)
+				thr = 0; /* a demand without a route */
+		}
+		if (o->csv)
+			printf("%s,%g,%g,%s,%.6f\n", o->pattern, o->fail_rate, o->halve_rate,
+			       sim_rule_str(rule), thr);
+		else if (pairs)
+			printf("%-15s %10.4f %10.4f %8.4f %8.2f\n", sim_rule_str(rule), thr, worst,
+			       lost / total, now() - t1);
+		else
+			printf("%-15s %10.4f %10s %8.4f %8.2f\n", sim_rule_str(rule), thr, "",
+			       lost / total, now() - t1);
+	}
+	if (!o->csv)
+		printf("total: %.2f s\n", now() - t0);
+	free(opt);
+	free(pt.d);
+	free(load);
+	sim_maxflow_free(mf);
+	sim_state_free(&s);
+	return 0;
+}
+
+/* ---- event ----------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
+/* what r sends on adjacency ai, hashed; 0: nothing */
+static uint64_t sent_hash(const struct sim_state *s, uint32_t r, uint32_t ai)
+{
+	const struct sim_rstate *rr = &s->r[r];
+	struct sim_adv adv;
+	uint64_t h = 1;
+	uint32_t bits, i;
+
+	if (!sim_sends_on(s, r, ai))
+		return 0;
+	sim_adv_on(s, r, s->f->adj[ai].link, &adv);
+	for (i = 0; i < rr->n_as; i++)
+		h = mix(h, rr->as_path[i]);
+	if (adv.present) {
+		memcpy(&bits, &adv.value, sizeof(bits));
+		h = mix(mix(h, bits), s->f->routers[adv.writer].as);
+	}
+	if (adv.nt_present) {
+		memcpy(&bits, &adv.nt_value, sizeof(bits));
+		h = mix(h, bits | (1ULL << 32));
+	}
+	return h ? h : 1;
+}
+
+/* a router's weight vector for the prefix last routed, hashed */
+static uint64_t vector_hash(const struct sim_state *s, uint32_t r)
+{
+	const struct sim_rstate *rr = &s->r[r];
+	uint64_t h = 2;
+	uint32_t j;
+
+	for (j = 0; j < rr->n_mp; j++)
+		h = mix(mix(h, s->f->adj[s->mp_adj[rr->mp_start + j]].link),
+			s->mp_weight[rr->mp_start + j]);
+	return h;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t distinct(uint64_t *v, uint32_t n)
+{
+	uint32_t i, d = 0;
+
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (i = 0; i < n; i++)
+		if (v[i] && (!i || v[i] != v[i - 1]))
+			d++;
+	return d;
+}
+
+struct ev_row {
+	uint32_t router;
+	uint64_t updates;
+	uint32_t vec_before, vec_after;
+};
+
+static int ev_row_cmp(const void *a, const void *b)
+{
+	const struct ev_row *x = a, *y = b;
+
+	if (x->updates != y->updates)
+		return x->updates > y->updates ? -1 : 1;
+	return x->router < y->router ? -1 : 1;
+}
+
+static int cmd_event(struct sim_fabric *f, const struct opts *o)
+{
+	struct sim_fabric after;
+	struct sim_state sb, sa;
+	uint32_t n_p = f->n_prefixes, p, k, r, i, tier, max_tier = 0;
+	uint64_t *sent, *vb, *va, total = 0;
+	struct ev_row *rows;
+	int only_p = -1;
+	double t0 = now();
+
+	if (!o->n_events)
+		die("event: give the event with --event 'fail A B'");
+	if (o->prefix && (only_p = prefix_find(f, o->prefix)) < 0)
+		die("--prefix: no such prefix");
+	if (o->prefixes && o->prefixes < n_p)
+		n_p = o->prefixes;
+	/* the same fabric, the events applied */
+	after = *f;
+	after.links = malloc((f->n_links + 1) * sizeof(*after.links));
+	if (!after.links)
+		die("out of memory");
+	memcpy(after.links, f->links, f->n_links * sizeof(*after.links));
+	apply_events(&after, o);
+	if (sim_state_init(&sb, f) < 0 || sim_state_init(&sa, &after) < 0)
+		die("out of memory");
+	sent = calloc(2 * f->n_links + 1, sizeof(*sent));
+	vb = calloc((size_t)f->n_routers * n_p + 1, sizeof(*vb));
+	va = calloc((size_t)f->n_routers * n_p + 1, sizeof(*va));
+	rows = calloc(f->n_routers, sizeof(*rows));
+	if (!sent || !vb || !va || !rows)
+		die("out of memory");
+	for (r = 0; r < f->n_routers; r++)
+		rows[r].router = r;
+	for (p = 0; p < f->n_prefixes && p < n_p; p++) {
+		uint32_t pp = only_p >= 0 ? (uint32_t)only_p : p;
+
+		if (only_p >= 0 && p)
+			break;
+		sim_route_prefix(&sb, pp, o->rule);
+		sim_route_prefix(&sa, pp, o->rule);
+		for (r = 0; r < f->n_routers; r++) {
+			const struct sim_router *rt = &f->routers[r];
+
+			if (sb.r[r].dist > 0)
+				vb[(size_t)r * n_p + p] = vector_hash(&sb, r);
+			if (sa.r[r].dist > 0)
+				va[(size_t)r * n_p + p] = vector_hash(&sa, r);
+			for (i = rt->adj_start; i < rt->adj_start + rt->adj_n; i++) {
+				/* a session down after the event sends nothing */
+				if (!(after.links[f->adj[i].link].cur_bw > 0))
+					continue;
+				if (sent_hash(&sb, r, i) != sent_hash(&sa, r, i))
+					rows[r].updates++;
+			}
+		}
+	}
+	for (r = 0; r < f->n_routers; r++) {
+		rows[r].vec_before = distinct(vb + (size_t)r * n_p, n_p);
+		rows[r].vec_after = distinct(va + (size_t)r * n_p, n_p);
+		total += rows[r].updates;
+		if (f->routers[r].tier > (int)max_tier)
+			max_tier = f->routers[r].tier;
+	}
+	summary(f);
+	printf("events:");
+	for (i = 0; i < (uint32_t)o->n_events; i++)
+		printf(" [%s]", o->events[i]);
+	printf("; rule %s; %u prefixes\n", sim_rule_str(o->rule), only_p >= 0 ? 1 : n_p);
+	printf("UPDATEs sent: %llu in all\n", (unsigned long long)total);
+	printf("%-6s %8s %10s %12s %12s %12s\n", "tier", "routers", "UPDATEs", "max/router",
+	       "vectors(b)", "vectors(a)");
+	for (tier = 0; tier <= max_tier; tier++) {
+		uint64_t u = 0, mx = 0, b = 0, a = 0;
+		uint32_t n = 0;
+
+		for (r = 0; r < f->n_routers; r++) {
+			if (f->routers[r].tier != (int)tier)
+				continue;
+			n++;
+			u += rows[r].updates;
+			if (rows[r].updates > mx)
+				mx = rows[r].updates;
+			b = rows[r].vec_before > b ? rows[r].vec_before : b;
+			a = rows[r].vec_after > a ? rows[r].vec_after : a;
+		}
+		if (n)
+			printf("%-6u %8u %10llu %12llu %12llu %12llu\n", tier, n,
+			       (unsigned long long)u, (unsigned long long)mx,
+			       (unsigned long long)b, (unsigned long long)a);
+	}
+	printf("(vectors: the most distinct weight vectors of a router of the tier)\n");
+	qsort(rows, f->n_routers, sizeof(*rows), ev_row_cmp);
+	printf("%-24s %10s %12s %12s\n", "router", "UPDATEs", "vectors(b)", "vectors(a)");
+	for (k = 0; k < f->n_routers && (o->all || k < 20); k++) {
+		if (!o->all && !rows[k].updates)
+			break;
+		printf("%-24s %10llu %12u %12u\n", f->routers[rows[k].router].name,
+		       (unsigned long long)rows[k].updates, rows[k].vec_before,
+		       rows[k].vec_after);
+	}
+	printf("time: %.2f s\n", now() - t0);
+	free(rows);
+	free(vb);
+	free(va);
+	free(sent);
+	sim_state_free(&sb);
+	sim_state_free(&sa);
+	free(after.links);
+	return 0;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static int parse_rules(const char *list, bool *rules)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	memset(rules, 0, SIM_RULE_MAX * sizeof(*rules));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int r = sim_rule_parse(tok);
+
+		if (r < 0) {
+			ret = -1;
+			break;
+		}
+		rules[r] = true;
+	}
+	free(copy);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fail-rate", required_argument, NULL, 'f' },
+		{ "halve-rate", required_argument, NULL, 'h' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "rule", required_argument, NULL, 'r' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "pairs", required_argument, NULL, 'n' },
+		{ "dst", required_argument, NULL, 'd' },
+		{ "prefix", required_argument, NULL, 'P' },
+		{ "prefixes", required_argument, NULL, 'N' },
+		{ "router", required_argument, NULL, 'o' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .seed = 1, .rule = SIM_RULE_CONFIG, .pattern = "permutation" };
+	struct sim_fabric f;
+	const char *cmd, *fabric;
+	int c, ret;
+
+	parse_rules("ecmp,frr-cumulative,draft,per-session,averaged", o.rules);
+	o.events = calloc(argc + 1, sizeof(*o.events));
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'f':
+		case 'h': {
+			double v = strtod(optarg, &end);
+
+			if (*end || !(v >= 0 && v <= 1))
+				die("--fail-rate, --halve-rate: a number in [0, 1]");
+			*(c == 'f' ? &o.fail_rate : &o.halve_rate) = v;
+			break;
+		}
+		case 's':
+			o.seed = strtoull(optarg, &end, 10);
+			if (*end)
+				die("--seed: a number");
+			break;
+		case 'e':
+			o.events[o.n_events++] = optarg;
+			break;
+		case 'r':
+			if ((o.rule = sim_rule_parse(optarg)) < 0)
+				die("--rule: ecmp, frr-cumulative, draft, per-session, averaged or config");
+			break;
+		case 'R':
+			if (parse_rules(optarg, o.rules) < 0)
+				die("--rules: a comma-separated list of rules");
+			break;
+		case 'p':
+			o.pattern = optarg;
+			break;
+		case 'n':
+		case 'N': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !v || v > UINT32_MAX)
+				die("--pairs, --prefixes: a positive number");
+			*(c == 'n' ? &o.pairs : &o.prefixes) = (uint32_t)v;
+			break;
+		}
+		case 'd':
+			o.dst = optarg;
+			break;
+		case 'P':
+			o.prefix = optarg;
+			break;
+		case 'o':
+			o.router = optarg;
+			break;
+		case 'c':
+			o.csv = true;
+			break;
+		case 'a':
+			o.all = true;
+			break;
+		case 'H':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	cmd = argv[optind];
+	fabric = argv[optind + 1];
+	load_fabric(&f, fabric, &o);
+	if (!strcmp(cmd, "gen")) {
+		apply_events(&f, &o);
+		sim_fabric_write(&f, stdout);
+		ret = 0;
+	} else if (!strcmp(cmd, "weights")) {
+		apply_events(&f, &o);
+		ret = cmd_weights(&f, &o);
+	} else if (!strcmp(cmd, "eval")) {
+		apply_events(&f, &o);
+		ret = cmd_eval(&f, &o);
+	} else if (!strcmp(cmd, "event")) {
+		ret = cmd_event(&f, &o);
+	} else {
+		fprintf(stderr, "fare-sim: unknown command '%s'\n", cmd);
+		fputs(usage_text, stderr);
+		ret = 2;
+	}
+	sim_fabric_free(&f);
+	free(o.events);
+	return ret;
+}
