@@ -400,67 +400,6 @@ static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 
 /* ---- event ----------------------------------------------------------------- */
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdULL;
-}
-
-/* what r sends on adjacency ai, hashed; 0: nothing */
-static uint64_t sent_hash(const struct sim_state *s, uint32_t r, uint32_t ai)
-{
-	const struct sim_rstate *rr = &s->r[r];
-	struct sim_adv adv;
-	uint64_t h = 1;
-	uint32_t bits, i;
-
-	if (!sim_sends_on(s, r, ai))
-		return 0;
-	sim_adv_on(s, r, s->f->adj[ai].link, &adv);
-	for (i = 0; i < rr->n_as; i++)
-		h = mix(h, rr->as_path[i]);
-	if (adv.present) {
-		memcpy(&bits, &adv.value, sizeof(bits));
-		h = mix(mix(h, bits), s->f->routers[adv.writer].as);
-	}
-	if (adv.nt_present) {
-		memcpy(&bits, &adv.nt_value, sizeof(bits));
-		h = mix(h, bits | (1ULL << 32));
-	}
-	return h ? h : 1;
-}
-
-/* a router's weight vector for the prefix last routed, hashed */
-static uint64_t vector_hash(const struct sim_state *s, uint32_t r)
-{
-	const struct sim_rstate *rr = &s->r[r];
-	uint64_t h = 2;
-	uint32_t j;
-
-	for (j = 0; j < rr->n_mp; j++)
-		h = mix(mix(h, s->f->adj[s->mp_adj[rr->mp_start + j]].link),
-			s->mp_weight[rr->mp_start + j]);
-	return h;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint32_t distinct(uint64_t *v, uint32_t n)
-{
-	uint32_t i, d = 0;
-
-	qsort(v, n, sizeof(*v), u64_cmp);
-	for (i = 0; i < n; i++)
-		if (v[i] && (!i || v[i] != v[i - 1]))
-			d++;
-	return d;
-}
-
 struct ev_row {
 	uint32_t router;
 	uint64_t updates;
@@ -479,9 +418,9 @@ static int ev_row_cmp(const void *a, const void *b)
 static int cmd_event(struct sim_fabric *f, const struct opts *o)
 {
 	struct sim_fabric after;
-	struct sim_state sb, sa;
-	uint32_t n_p = f->n_prefixes, p, k, r, i, tier, max_tier = 0;
-	uint64_t *sent, *vb, *va, total = 0;
+	struct sim_event ev = {};
+	uint32_t n_p = f->n_prefixes, k, r, i, tier, max_tier = 0;
+	uint64_t total = 0;
 	struct ev_row *rows;
 	int only_p = -1;
 	double t0 = now();
@@ -499,42 +438,16 @@ static int cmd_event(struct sim_fabric *f, const struct opts *o)
 		die("out of memory");
 	memcpy(after.links, f->links, f->n_links * sizeof(*after.links));
 	apply_events(&after, o);
-	if (sim_state_init(&sb, f) < 0 || sim_state_init(&sa, &after) < 0)
-		die("out of memory");
-	sent = calloc(2 * f->n_links + 1, sizeof(*sent));
-	vb = calloc((size_t)f->n_routers * n_p + 1, sizeof(*vb));
-	va = calloc((size_t)f->n_routers * n_p + 1, sizeof(*va));
 	rows = calloc(f->n_routers, sizeof(*rows));
-	if (!sent || !vb || !va || !rows)
+	ev.updates = calloc(f->n_routers, sizeof(*ev.updates));
+	ev.vec_before = calloc(f->n_routers, sizeof(*ev.vec_before));
+	ev.vec_after = calloc(f->n_routers, sizeof(*ev.vec_after));
+	if (!rows || !ev.updates || !ev.vec_before || !ev.vec_after)
 		die("out of memory");
-	for (r = 0; r < f->n_routers; r++)
-		rows[r].router = r;
-	for (p = 0; p < f->n_prefixes && p < n_p; p++) {
-		uint32_t pp = only_p >= 0 ? (uint32_t)only_p : p;
-
-		if (only_p >= 0 && p)
-			break;
-		sim_route_prefix(&sb, pp, o->rule);
-		sim_route_prefix(&sa, pp, o->rule);
-		for (r = 0; r < f->n_routers; r++) {
-			const struct sim_router *rt = &f->routers[r];
-
-			if (sb.r[r].dist > 0)
-				vb[(size_t)r * n_p + p] = vector_hash(&sb, r);
-			if (sa.r[r].dist > 0)
-				va[(size_t)r * n_p + p] = vector_hash(&sa, r);
-			for (i = rt->adj_start; i < rt->adj_start + rt->adj_n; i++) {
-				/* a session down after the event sends nothing */
-				if (!(after.links[f->adj[i].link].cur_bw > 0))
-					continue;
-				if (sent_hash(&sb, r, i) != sent_hash(&sa, r, i))
-					rows[r].updates++;
-			}
-		}
-	}
+	if (sim_event_count(f, &after, o->rule, only_p, n_p, &ev) < 0)
+		die("out of memory");
 	for (r = 0; r < f->n_routers; r++) {
-		rows[r].vec_before = distinct(vb + (size_t)r * n_p, n_p);
-		rows[r].vec_after = distinct(va + (size_t)r * n_p, n_p);
+		rows[r] = (struct ev_row){ r, ev.updates[r], ev.vec_before[r], ev.vec_after[r] };
 		total += rows[r].updates;
 		if (f->routers[r].tier > (int)max_tier)
 			max_tier = f->routers[r].tier;
@@ -578,11 +491,9 @@ static int cmd_event(struct sim_fabric *f, const struct opts *o)
 	}
 	printf("time: %.2f s\n", now() - t0);
 	free(rows);
-	free(vb);
-	free(va);
-	free(sent);
-	sim_state_free(&sb);
-	sim_state_free(&sa);
+	free(ev.updates);
+	free(ev.vec_before);
+	free(ev.vec_after);
 	free(after.links);
 	return 0;
 }

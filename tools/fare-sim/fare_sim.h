@@ -42,6 +42,7 @@ struct sim_router {
 	enum fare_role role;
 	bool fare;	 /* FARE configured (off: passes communities on) */
 	bool originate;	 /* originates a prefix of its own */
+	double originate_bw; /* FARE-2's value (default the largest float) */
 	enum sim_rule rule; /* draft, per-session or averaged (config) */
 	uint32_t multihoming;
 	bool lower_transitive; /* FARE-9 option */
@@ -53,7 +54,7 @@ struct sim_link {
 	uint32_t a, b;	   /* routers */
 	double bw;	   /* configured, bytes/s (FARE-3) */
 	double cur_bw;	   /* now: degraded, 0 = failed */
-	bool boundary;	   /* FARE-11 on both ends */
+	uint8_t boundary;  /* FARE-11: 1 a treats b as one, 2 b treats a */
 	uint32_t parallel; /* 1-based index among the links a-b */
 	uint32_t lineno;   /* where it was declared, 0 = generated */
 };
@@ -63,6 +64,8 @@ struct sim_prefix {
 	uint32_t *origins; /* routers */
 	uint32_t n_origins;
 	uint32_t multihoming; /* FARE-6 k (0: each router's own) */
+	uint32_t *mh_at;      /* the routers configured with it (none: all) */
+	uint32_t n_mh_at;
 };
 
 /* an adjacency: a router's end of a link */
@@ -143,6 +146,7 @@ struct sim_rstate {
 struct sim_state {
 	const struct sim_fabric *f;
 	enum sim_rule rule;
+	uint32_t prefix;	/* the prefix last routed */
 	struct sim_rstate *r;	/* n_routers */
 	uint32_t *order;	/* routers by distance, reachable ones */
 	uint32_t n_order;
@@ -164,6 +168,8 @@ void sim_state_free(struct sim_state *s);
 void sim_route_prefix(struct sim_state *s, uint32_t prefix, enum sim_rule rule);
 /* What router r sends on its adjacency ai for the prefix last routed */
 bool sim_adv_on(const struct sim_state *s, uint32_t r, uint32_t ai, struct sim_adv *adv);
+/* Whether router r treats the peer over link as a boundary (FARE-11) */
+bool sim_boundary(const struct sim_fabric *f, uint32_t link, uint32_t r);
 /* Whether r sends the prefix on adjacency ai at all */
 bool sim_sends_on(const struct sim_state *s, uint32_t r, uint32_t ai);
 
@@ -190,5 +196,23 @@ double sim_maxflow_pair(struct sim_maxflow *m, uint32_t src, uint32_t prefix);
  */
 double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_demand *d, size_t n,
 				     uint32_t prefix);
+
+/* ---- events: sim_event.c ------------------------------------------------ */
+
+/* Per router (arrays of n_routers, the caller's) */
+struct sim_event {
+	uint64_t *updates;     /* UPDATEs it sends */
+	uint32_t *vec_before;  /* distinct weight vectors before the event */
+	uint32_t *vec_after;   /* and after */
+	uint32_t prefixes;     /* prefixes looked at */
+};
+
+/* after: the same fabric (routers, links, prefixes) with the event
+ * applied to its links. only_prefix >= 0: that prefix only; else the
+ * first max_prefixes (0: all).
+ */
+int sim_event_count(const struct sim_fabric *before, const struct sim_fabric *after,
+		    enum sim_rule rule, int only_prefix, uint32_t max_prefixes,
+		    struct sim_event *ev);
 
 #endif /* FARE_SIM_H */

@@ -69,8 +69,10 @@ void sim_fabric_free(struct sim_fabric *f)
 {
 	uint32_t i;
 
-	for (i = 0; i < f->n_prefixes; i++)
+	for (i = 0; i < f->n_prefixes; i++) {
 		free(f->prefixes[i].origins);
+		free(f->prefixes[i].mh_at);
+	}
 	free(f->prefixes);
 	free(f->routers);
 	free(f->links);
@@ -91,6 +93,13 @@ static int fail(char *err, size_t errlen, unsigned int lineno, const char *fmt, 
 	vsnprintf(err + n, errlen - n, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+bool sim_boundary(const struct sim_fabric *f, uint32_t link, uint32_t r)
+{
+	const struct sim_link *l = &f->links[link];
+
+	return l->boundary & (l->a == r ? 1 : 2);
 }
 
 int sim_router_find(const struct sim_fabric *f, const char *name)
@@ -138,6 +147,7 @@ static struct sim_router *add_router(struct sim_fabric *f, const char *name, uin
 	r->tier = tier;
 	r->role = FARE_ROLE_NODE;
 	r->fare = true;
+	r->originate_bw = FARE_PATHBW_MAX_BYTES_PER_SEC;
 	r->rule = SIM_RULE_CONFIG; /* the fabric's default */
 	r->limits = f->limits;
 	return r;
@@ -345,6 +355,11 @@ static int line_router(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 				return fail(err, errlen, ln, "multihoming '%s': 1 or more", v);
 		} else if (!strcmp(w[i], "originate")) {
 			r->originate = true;
+		} else if ((v = kv(w[i], "originate"))) {
+			r->originate = true;
+			if (!fare_bw_parse(v, &r->originate_bw))
+				return fail(err, errlen, ln, "originate '%s': a bandwidth (100G) or max",
+					    v);
 		} else if (!strcmp(w[i], "lower-transitive")) {
 			r->lower_transitive = true;
 		} else {
@@ -371,11 +386,13 @@ static int line_link(struct sim_fabric *f, char **w, int n, unsigned int ln, cha
 {
 	int a, b, i;
 	uint32_t count = 1, k;
-	bool boundary = false, down = false;
+	uint8_t boundary = 0;
+	bool down = false;
 	double bw;
 
 	if (n < 4)
-		return fail(err, errlen, ln, "link: `link A B BANDWIDTH [count=N] [boundary] [down]`");
+		return fail(err, errlen, ln,
+			    "link: `link A B BANDWIDTH [count=N] [boundary[=A|B]] [down]`");
 	if ((a = find_or_fail(f, w[1], ln, err, errlen)) < 0 ||
 	    (b = find_or_fail(f, w[2], ln, err, errlen)) < 0)
 		return -1;
@@ -392,7 +409,12 @@ static int line_link(struct sim_fabric *f, char **w, int n, unsigned int ln, cha
 			if (!parse_u32(v, &count) || !count || count > 1024)
 				return fail(err, errlen, ln, "count '%s': 1 to 1024", v);
 		} else if (!strcmp(w[i], "boundary")) {
-			boundary = true;
+			boundary = 3;
+		} else if ((v = kv(w[i], "boundary"))) {
+			if (strcmp(v, w[1]) && strcmp(v, w[2]))
+				return fail(err, errlen, ln, "boundary=%s: one of the link's routers",
+					    v);
+			boundary |= strcmp(v, w[1]) ? 2 : 1;
 		} else if (!strcmp(w[i], "down")) {
 			down = true;
 		} else {
@@ -415,7 +437,8 @@ static int line_prefix(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 	int i, r;
 
 	if (n < 3)
-		return fail(err, errlen, ln, "prefix: `prefix NAME ROUTER... [multihoming=K]`");
+		return fail(err, errlen, ln,
+			    "prefix: `prefix NAME ROUTER... [multihoming=K [at=ROUTER,...]]`");
 	for (i = 0; i < (int)f->n_prefixes; i++)
 		if (!strcmp(f->prefixes[i].name, w[1]))
 			return fail(err, errlen, ln, "prefix '%s' declared twice", w[1]);
@@ -426,6 +449,23 @@ static int line_prefix(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 	for (i = 2; i < n; i++) {
 		const char *v = kv(w[i], "multihoming");
 
+		if ((v = kv(w[i], "at"))) {
+			char *save = NULL, *tok, buf[1024];
+
+			snprintf(buf, sizeof(buf), "%s", v);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				uint32_t *at = realloc(p->mh_at, (p->n_mh_at + 1) * sizeof(*at));
+
+				if (!at)
+					return fail(err, errlen, ln, "out of memory");
+				p->mh_at = at;
+				if ((r = find_or_fail(f, tok, ln, err, errlen)) < 0)
+					return -1;
+				p->mh_at[p->n_mh_at++] = r;
+			}
+			continue;
+		}
+		v = kv(w[i], "multihoming");
 		if (v) {
 			if (!parse_u32(v, &p->multihoming) || !p->multihoming)
 				return fail(err, errlen, ln, "multihoming '%s': 1 or more", v);
@@ -850,8 +890,12 @@ void sim_fabric_write(const struct sim_fabric *f, FILE *out)
 			fprintf(out, " role=%s", roles[r->role]);
 		if (!r->fare)
 			fprintf(out, " fare=off");
-		if (r->originate)
+		if (r->originate && r->originate_bw < FARE_PATHBW_MAX_BYTES_PER_SEC) {
+			fprintf(out, " originate=");
+			bw_write(out, r->originate_bw);
+		} else if (r->originate) {
 			fprintf(out, " originate");
+		}
 		fprintf(out, "\n");
 	}
 	for (i = 0; i < f->n_links; i++) {
@@ -859,7 +903,11 @@ void sim_fabric_write(const struct sim_fabric *f, FILE *out)
 
 		fprintf(out, "link %s %s ", f->routers[l->a].name, f->routers[l->b].name);
 		bw_write(out, l->bw);
-		fprintf(out, "%s\n", l->boundary ? " boundary" : "");
+		if (l->boundary == 3)
+			fprintf(out, " boundary");
+		else if (l->boundary)
+			fprintf(out, " boundary=%s", f->routers[l->boundary == 1 ? l->a : l->b].name);
+		fprintf(out, "\n");
 	}
 	for (i = 0; i < f->n_links; i++) {
 		const struct sim_link *l = &f->links[i];

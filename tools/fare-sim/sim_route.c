@@ -167,7 +167,7 @@ bool sim_adv_on(const struct sim_state *s, uint32_t r, uint32_t link, struct sim
 		return true;
 	}
 	/* FARE-11: nothing crosses a boundary */
-	if (l->boundary)
+	if (sim_boundary(s->f, link, r))
 		return true;
 	if (!rt->fare || !rr->t_present) {
 		/* no FARE: the transitive one passes on as it came */
@@ -294,7 +294,7 @@ static unsigned int eligible_outgoing(const struct sim_state *s, uint32_t r)
 		uint32_t as = s->f->routers[a->peer].as;
 		bool skip = false;
 
-		if (!link_up(s->f, a->link) || s->f->links[a->link].boundary)
+		if (!link_up(s->f, a->link) || sim_boundary(s->f, a->link, r))
 			continue;
 		for (j = 0; j < rr->n_mp && !skip; j++)
 			skip = s->f->adj[s->mp_adj[rr->mp_start + j]].link == a->link;
@@ -357,7 +357,16 @@ static void route_fare(struct sim_state *s, uint32_t r, const struct sim_prefix 
 	struct sim_adv best_adv = {};
 	uint32_t j, k, n = rr->n_mp;
 
-	params.multihoming = p->multihoming ? p->multihoming : rt->multihoming ? rt->multihoming : 1;
+	/* FARE-6: the prefix's k where it is configured, else the router's */
+	params.multihoming = rt->multihoming ? rt->multihoming : 1;
+	if (p->multihoming) {
+		bool here = !p->n_mh_at;
+
+		for (k = 0; k < p->n_mh_at; k++)
+			here |= p->mh_at[k] == r;
+		if (here)
+			params.multihoming = p->multihoming;
+	}
 	for (j = 0; j < n; j++) {
 		const struct sim_adj *a = &s->f->adj[s->mp_adj[rr->mp_start + j]];
 		const struct sim_router *rm = &s->f->routers[a->peer];
@@ -386,7 +395,7 @@ static void route_fare(struct sim_state *s, uint32_t r, const struct sim_prefix 
 			in->nt_state = FARE_PB_PRESENT;
 			in->nt_bw = fare_bw_wire_value(adv.nt_value);
 		}
-		in->ignored = s->f->links[a->link].boundary; /* FARE-11 */
+		in->ignored = sim_boundary(s->f, a->link, r); /* FARE-11 */
 	}
 	/* draft mode: parallel links to one neighbor router, one group
 	 * (fare_group_neighbors(): the index + 1 of its first path)
@@ -462,6 +471,7 @@ void sim_route_prefix(struct sim_state *s, uint32_t prefix, enum sim_rule rule)
 	uint32_t k;
 
 	s->rule = rule;
+	s->prefix = prefix;
 	route_bgp(s, p);
 	for (k = 0; k < s->n_order; k++) {
 		uint32_t r = s->order[k];
@@ -479,7 +489,7 @@ void sim_route_prefix(struct sim_state *s, uint32_t prefix, enum sim_rule rule)
 		if (rr->originated) {
 			/* FARE-2: the maximum; WP-1 caps it per session */
 			rr->t_present = s->f->routers[r].fare || rr_rule == SIM_RULE_FRR_CUMULATIVE;
-			rr->t_value = FARE_PATHBW_MAX_BYTES_PER_SEC;
+			rr->t_value = s->f->routers[r].originate_bw;
 			rr->t_action = FARE_ADV_REPLACE;
 			continue;
 		}
