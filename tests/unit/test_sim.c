@@ -1,21 +1,528 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of fare-sim (tools/fare-sim/, doc/user/fare-sim.rst): the
+ * fabric format's parser and its errors, the generators, random
+ * failures, max-flow and the traffic through the weights, the UPDATE
+ * count of an event, and the validation against the daemons: on each
+ * topotest fabric with weight checks, the simulator's weights are the
+ * kernel weights the topotest asserts (cited case by case), so that a
+ * change to the rules in the core cannot move one without the other.
+ */
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fare_pathbw.h"
 #include "fare_sim.h"
 
-static void test_nothing(void **state)
+#ifndef SIM_FABRICS_DIR
+#define SIM_FABRICS_DIR "tools/fare-sim/fabrics"
+#endif
+
+#define GBPS(g) ((g)*1e9 / 8)
+
+static void load(struct sim_fabric *f, const char *name)
+{
+	char path[512], err[SIM_ERR_LEN];
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/%s", SIM_FABRICS_DIR, name);
+	in = fopen(path, "r");
+	if (!in)
+		fail_msg("%s: cannot open", path);
+	sim_fabric_init(f);
+	if (sim_fabric_parse(f, in, path, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	fclose(in);
+}
+
+static uint32_t router(const struct sim_fabric *f, const char *name)
+{
+	int r = sim_router_find(f, name);
+
+	if (r < 0)
+		fail_msg("no router %s", name);
+	return (uint32_t)r;
+}
+
+static uint32_t prefix(const struct sim_fabric *f, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->n_prefixes; i++)
+		if (!strcmp(f->prefixes[i].name, name))
+			return i;
+	fail_msg("no prefix %s", name);
+	return 0;
+}
+
+static void event(struct sim_fabric *f, const char *line)
+{
+	char err[SIM_ERR_LEN];
+
+	if (sim_fabric_event(f, line, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+}
+
+/* "wcmp spine1#1=3 spine1#2=3 ...": what fare-sim weights prints */
+static void weights_str(const struct sim_state *s, uint32_t r, char *buf, size_t len)
+{
+	const struct sim_rstate *rr = &s->r[r];
+	size_t n = snprintf(buf, len, "%s", rr->wcmp ? "wcmp" : "ecmp");
+	uint32_t j;
+
+	for (j = 0; j < rr->n_mp && n < len; j++) {
+		const struct sim_adj *a = &s->f->adj[s->mp_adj[rr->mp_start + j]];
+
+		n += snprintf(buf + n, len - n, " %s#%u=%u", s->f->routers[a->peer].name,
+			      s->f->links[a->link].parallel, s->mp_weight[rr->mp_start + j]);
+	}
+}
+
+static void expect_weights(const struct sim_fabric *f, enum sim_rule rule, const char *rname,
+			   const char *pname, const char *want, const char *where)
+{
+	struct sim_state s;
+	char got[1024];
+
+	assert_int_equal(sim_state_init(&s, f), 0);
+	sim_route_prefix(&s, prefix(f, pname), rule);
+	weights_str(&s, router(f, rname), got, sizeof(got));
+	if (strcmp(got, want))
+		fail_msg("%s at %s (%s): got '%s', the topotest asserts '%s'", pname, rname, where,
+			 got, want);
+	sim_state_free(&s);
+}
+
+/* the value r advertises on its n-th (1-based) link to peer */
+static double advertised(const struct sim_fabric *f, enum sim_rule rule, const char *pname,
+			 const char *rname, const char *peer, uint32_t nth)
+{
+	struct sim_state s;
+	struct sim_adv adv;
+	uint32_t r = router(f, rname), ai, p = router(f, peer);
+	double v = -1;
+
+	assert_int_equal(sim_state_init(&s, f), 0);
+	sim_route_prefix(&s, prefix(f, pname), rule);
+	for (ai = f->routers[r].adj_start; ai < f->routers[r].adj_start + f->routers[r].adj_n;
+	     ai++) {
+		const struct sim_link *l = &f->links[f->adj[ai].link];
+
+		if (f->adj[ai].peer == p && l->parallel == nth && sim_adv_on(&s, r, f->adj[ai].link, &adv))
+			v = adv.present ? fare_bw_wire_value(adv.value) : 0;
+	}
+	sim_state_free(&s);
+	return v;
+}
+
+/* ---- the format -------------------------------------------------------------- */
+
+static void expect_error(const char *text, const char *want)
+{
+	struct sim_fabric f;
+	char err[SIM_ERR_LEN] = "";
+
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_parse_string(&f, text, err, sizeof(err)), -1);
+	if (!strstr(err, want))
+		fail_msg("'%s' does not contain '%s'", err, want);
+	sim_fabric_free(&f);
+}
+
+static void test_parse_errors(void **state)
 {
 	(void)state;
+	expect_error("router a as=1\nrouter a as=2\n", "line 2: router 'a' declared twice");
+	expect_error("router a\n", "line 1: router 'a': as=ASN missing");
+	expect_error("router a as=1\nlink a b 100G\n", "line 2: unknown router 'b'");
+	expect_error("router a as=1\nrouter b as=2\nlink a b 100Q\n", "line 3: bandwidth '100Q'");
+	expect_error("router a as=1\n\n# c\nfrobnicate\n", "line 4: unknown statement 'frobnicate'");
+	expect_error("router a as=1 role=spine\n", "line 1: role 'spine'");
+	expect_error("router a as=1\nrouter b as=2\nlink a b 1G\nfail a c\n", "line 4: unknown router 'c'");
+	expect_error("router a as=1\nrouter b as=2\nlink a b 1G\nfail a b 2\n",
+		     "line 4: no link a-b with that index");
+	expect_error("router a as=1\nfabric rule=draft\n", "line 2: `fabric` must come before");
+	expect_error("router a as=1 originate\nrouter b as=2\nlink a b 1G boundary=c\n",
+		     "line 3: boundary=c");
+	expect_error("router a as=1\n", "no prefix");
+}
+
+static void test_parse_and_write(void **state)
+{
+	struct sim_fabric f, g;
+	char err[SIM_ERR_LEN], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	load(&f, "whitepaper.fab");
+	assert_int_equal(f.n_routers, 4);
+	assert_int_equal(f.n_links, 8);
+	assert_int_equal(f.n_prefixes, 1);
+	assert_int_equal(f.rule, SIM_RULE_AVERAGED);
+	assert_true(f.links[0].bw == GBPS(50));
+	assert_int_equal(f.links[1].parallel, 2); /* leaf1-spine1, L3 */
+	event(&f, "degrade leaf1 spine2 40G 2");
+	out = open_memstream(&text, &len);
+	sim_fabric_write(&f, out);
+	fclose(out);
+	sim_fabric_init(&g);
+	assert_int_equal(sim_fabric_parse_string(&g, text, err, sizeof(err)), 0);
+	assert_int_equal(g.n_links, 8);
+	assert_true(g.links[3].cur_bw == GBPS(40) && g.links[3].bw == GBPS(100));
+	free(text);
+	sim_fabric_free(&f);
+	sim_fabric_free(&g);
+}
+
+static void test_generators(void **state)
+{
+	struct sim_fabric f;
+	char err[SIM_ERR_LEN];
+	uint32_t i, down = 0, half = 0;
+
+	(void)state;
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_generate(&f, "clos3:leaves=16,spines=8,gbps=400", err,
+					     sizeof(err)), 0);
+	assert_int_equal(f.n_routers, 24);
+	assert_int_equal(f.n_links, 128);
+	assert_int_equal(f.n_prefixes, 16);
+	assert_int_equal(f.gpus, 128);
+	sim_fabric_free(&f);
+
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_generate(&f, "clos5:pods=3,leaves=4,spines=2,supers=3", err,
+					     sizeof(err)), 0);
+	assert_int_equal(f.n_routers, 12 + 6 + 6);
+	assert_int_equal(f.n_links, 12 * 2 + 6 * 3);
+	assert_int_equal(f.routers[f.n_routers - 1].role, FARE_ROLE_SUPER_SPINE);
+	sim_fabric_free(&f);
+
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_generate(&f, "scaleup:servers=4,planes=8,subports=2", err,
+					     sizeof(err)), 0);
+	assert_int_equal(f.n_links, 64);
+	assert_int_equal(f.routers[0].role, FARE_ROLE_HOST);
+	/* rates: 10% down, 20% halved, the same for the same seed */
+	sim_fabric_random_failures(&f, 0.1, 0.2, 42);
+	for (i = 0; i < f.n_links; i++) {
+		down += f.links[i].cur_bw == 0;
+		half += f.links[i].cur_bw == f.links[i].bw / 2;
+	}
+	assert_true(down > 0 && down < 20 && half > 3 && half < 30);
+	sim_fabric_free(&f);
+
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_generate(&f, "clos3:leaves=2,hops=3", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown generator option 'hops'"));
+	assert_int_equal(sim_fabric_generate(&f, "torus", err, sizeof(err)), -1);
+	sim_fabric_free(&f);
+}
+
+/* ---- validation against the topotests ---------------------------------------- */
+
+/* topotests/fare_whitepaper/test_fare_whitepaper.py (averaged, WP-4) */
+static void test_topotest_whitepaper(void **state)
+{
+	const char *uplinks_3344 = "wcmp spine1#1=3 spine1#2=3 spine2#1=4 spine2#2=4";
+	struct sim_fabric f;
+	uint32_t leaf2;
+
+	(void)state;
+	load(&f, "whitepaper.fab");
+	leaf2 = router(&f, "leaf2");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1", uplinks_3344,
+		       "test_wp4_worked_example: _expect [3, 3, 4, 4]");
+	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=2",
+		       "test_wp4_worked_example: spine1 to-leaf1-1 1, to-leaf1-2 2");
+	/* spine1: 150G over 2 outgoing interfaces (WP-2); leaf1: WP-1 */
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leaf1", "spine1", "leaf2", 1) == GBPS(75));
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leaf1", "leaf1", "spine1", 1) == GBPS(50));
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leaf1", "leaf1", "spine1", 2) == GBPS(100));
+
+	f.routers[leaf2].limits.max_members = 12;
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=2 spine1#2=2 spine2#1=3 spine2#2=3",
+		       "test_wcmp_member_limit: max-members 12, [2, 2, 3, 3]");
+	f.routers[leaf2].limits.max_members = 2;
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=0 spine1#2=0 spine2#1=1 spine2#2=1",
+		       "test_wcmp_member_limit: max-members 2, to-spine2-1 1, to-spine2-2 1");
+	f.routers[leaf2].limits.max_members = 512;
+
+	event(&f, "fail spine2 leaf1 2");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=3 spine1#2=3 spine2#1=2 spine2#2=2",
+		       "test_failure_averaged: [3, 3, 2, 2]");
+	event(&f, "restore spine2 leaf1 2");
+	event(&f, "degrade leaf1 spine1 50G 2");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=1 spine1#2=1 spine2#1=2 spine2#2=2",
+		       "test_degradation_averaged: [1, 1, 2, 2]");
+	event(&f, "restore leaf1 spine1 2");
+
+	expect_weights(&f, SIM_RULE_DRAFT, "leaf2", "leaf1", uplinks_3344,
+		       "test_draft_mode_on_the_same_fabric: draft, [3, 3, 4, 4]");
+	assert_true(advertised(&f, SIM_RULE_DRAFT, "leaf1", "spine1", "leaf2", 1) == GBPS(150));
+	expect_weights(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1",
+		       "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
+		       "test_draft_mode_on_the_same_fabric: per-session, [1, 1, 1, 1]");
+	event(&f, "degrade spine1 leaf2 400G");
+	event(&f, "degrade spine2 leaf2 400G");
+	expect_weights(&f, SIM_RULE_DRAFT, "leaf2", "leaf1", uplinks_3344,
+		       "test_draft_mode_on_the_same_fabric: 400G to leaf2, [3, 3, 4, 4]");
+	sim_fabric_free(&f);
+}
+
+/* topotests/fare_clos3/test_fare_clos3.py (draft, FARE-4..7, FARE-11) */
+static const unsigned int clos3_links[5][5] = {
+	[1] = { 0, 400, 400, 800, 800 },
+	[2] = { 0, 800, 800, 800, 400 },
+	[3] = { 0, 800, 800, 800, 800 },
+	[4] = { 0, 400, 400, 400, 400 },
+};
+
+static unsigned int gcd(unsigned int a, unsigned int b)
+{
+	return b ? gcd(b, a % b) : a;
+}
+
+static void test_topotest_clos3(void **state)
+{
+	struct sim_fabric f;
+	char want[256], leaf[16], dest[16];
+	unsigned int i, d, j, bw[5], g;
+
+	(void)state;
+	load(&f, "clos3.fab");
+	/* test_leaves_weights_show_and_kernel, _expected_leaf_view():
+	 * min(link(leaf, spine j), link(dest, spine j)) over their GCD
+	 */
+	for (i = 1; i <= 4; i++)
+		for (d = 1; d <= 4; d++) {
+			size_t n;
+
+			if (i == d)
+				continue;
+			for (g = 0, j = 1; j <= 4; j++) {
+				bw[j] = clos3_links[i][j] < clos3_links[d][j] ? clos3_links[i][j]
+									      : clos3_links[d][j];
+				g = gcd(bw[j], g);
+			}
+			n = snprintf(want, sizeof(want), "wcmp");
+			for (j = 1; j <= 4; j++)
+				n += snprintf(want + n, sizeof(want) - n, " spine%u#1=%u", j, bw[j] / g);
+			snprintf(leaf, sizeof(leaf), "leaf%u", i);
+			snprintf(dest, sizeof(dest), "leaf%u", d);
+			expect_weights(&f, SIM_RULE_CONFIG, leaf, dest, want,
+				       "test_leaves_weights_show_and_kernel");
+		}
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
+		       "test_leaf_weights_literal: leaf2 -> leaf1 1:1:2:1");
+	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "multihomed", "wcmp leaf3#1=2 leaf4#1=1",
+		       "test_multihomed_prefix: spine1 to-l3 2, to-l4 1");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf1", "multihomed",
+		       "wcmp spine1#1=2 spine2#1=2 spine3#1=3 spine4#1=3",
+		       "test_multihomed_prefix: leaf1 2:2:3:3 (FARE-6)");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "multihomed",
+		       "wcmp spine1#1=3 spine2#1=3 spine3#1=3 spine4#1=2",
+		       "test_multihomed_prefix: leaf2 3:3:3:2");
+	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "ext", "ecmp leaf3#1=1 leaf4#1=1",
+		       "test_one_path_without_community_falls_back_to_ecmp: spines 1:1 (FARE-7)");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf1", "ext",
+		       "ecmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1",
+		       "test_one_path_without_community_falls_back_to_ecmp: leaf1 1:1:1:1");
+	event(&f, "degrade leaf1 spine3 200G");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf1", "leaf3",
+		       "wcmp spine1#1=2 spine2#1=2 spine3#1=1 spine4#1=4",
+		       "test_weight_change_replaces_group_without_flap: 2:2:1:4");
+	event(&f, "restore leaf1 spine3");
+	event(&f, "degrade leaf2 spine4 200G");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=2 spine2#1=2 spine3#1=4 spine4#1=1",
+		       "test_interface_bandwidth_from_zebra: 200000, 2:2:4:1");
+	event(&f, "degrade leaf2 spine4 400G");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
+		       "test_interface_bandwidth_from_zebra: 400000, 1:1:2:1");
+	sim_fabric_free(&f);
+}
+
+/* topotests/fare_clos5/test_fare_clos5.py (FARE-8, FARE-9, FARE-10) */
+static void test_topotest_clos5(void **state)
+{
+	struct sim_fabric f;
+
+	(void)state;
+	load(&f, "clos5.fab");
+	expect_weights(&f, SIM_RULE_CONFIG, "spb1", "leafa1", "wcmp ss1a#1=2 ss1b#1=1",
+		       "test_remote_pod_spine_uses_non_transitive: to-ss1a 2, to-ss1b 1");
+	expect_weights(&f, SIM_RULE_CONFIG, "leafb1", "leafa1", "wcmp spb1#1=2 spb2#1=1",
+		       "test_remote_pod_leaf_uses_transitive: to-spb1 2, to-spb2 1");
+	expect_weights(&f, SIM_RULE_CONFIG, "leafa1", "leafb1", "wcmp spa1#1=2 spa2#1=1",
+		       "test_remote_pod_leaf_uses_transitive: to-spa1 2, to-spa2 1");
+	/* FARE-8: ss1b keeps spa1's 800G and attaches its 400G link */
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leafa1", "ss1b", "spb1", 1) == GBPS(800));
+	f.routers[router(&f, "spb1")].lower_transitive = true;
+	event(&f, "degrade spb1 ss1a 200G");
+	expect_weights(&f, SIM_RULE_CONFIG, "leafb1", "leafa1", "wcmp spb1#1=3 spb2#1=2",
+		       "test_lower_transitive_option: to-spb1 3, to-spb2 2");
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leafa1", "spb1", "leafb1", 1) == GBPS(600));
+	sim_fabric_free(&f);
+}
+
+/* topotests/fare_wp5, fare_traffic (scenarios.py), fare_maxflow */
+static void test_topotest_wp5_traffic_maxflow(void **state)
+{
+	struct sim_fabric f;
+
+	(void)state;
+	load(&f, "wp5.fab");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1 spine5#1=2 spine6#1=2 "
+		       "spine7#1=2 spine8#1=2",
+		       "fare_wp5 test_weights_1_1_1_1_2_2_2_2");
+	sim_fabric_free(&f);
+
+	load(&f, "traffic.fab");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=2 spine2#1=2 spine3#1=2 spine4#1=1",
+		       "fare/scenarios.py check_weights_in_kernel: 2:2:2:1");
+	sim_fabric_free(&f);
+
+	load(&f, "maxflow.fab");
+	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
+		       "wcmp spine1#1=5 spine1#2=5 spine2#1=8 spine2#2=8",
+		       "fare_maxflow test_per_neighbor_reaches_max_flow: [5, 5, 8, 8]");
+	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=4",
+		       "fare_maxflow _run: spine1 to-leaf1-1 1, to-leaf1-2 4");
+	expect_weights(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1",
+		       "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
+		       "fare_maxflow test_per_session_loses_traffic: [1, 1, 1, 1]");
+	sim_fabric_free(&f);
+}
+
+/* ---- traffic, max-flow, events ------------------------------------------------- */
+
+static double pair_throughput(const struct sim_fabric *f, enum sim_rule rule, const char *src,
+			      const char *dst)
+{
+	struct sim_state s;
+	struct sim_maxflow *m = sim_maxflow_new(f);
+	struct sim_demand d = { router(f, src), prefix(f, dst), 1 };
+	double *load = calloc(2 * f->n_links, sizeof(*load)), lost = 0, lambda, mf;
+
+	assert_non_null(m);
+	assert_non_null(load);
+	assert_int_equal(sim_state_init(&s, f), 0);
+	sim_route_prefix(&s, d.dst, rule);
+	sim_flow_add(&s, d.dst, &d, 1, load, &lost);
+	lambda = sim_flow_lambda(f, load);
+	mf = sim_maxflow_pair(m, d.src, d.dst);
+	assert_true(lost == 0);
+	sim_state_free(&s);
+	sim_maxflow_free(m);
+	free(load);
+	return lambda / mf;
+}
+
+/* fare_maxflow's figures: max-flow 325G; per neighbor all of it, per
+ * session 250G (0.77), plain ECMP 4 x 25G (0.31)
+ */
+static void test_maxflow_fabric_throughput(void **state)
+{
+	struct sim_fabric f;
+	struct sim_maxflow *m;
+
+	(void)state;
+	load(&f, "maxflow.fab");
+	m = sim_maxflow_new(&f);
+	assert_true(sim_maxflow_pair(m, router(&f, "leaf2"), prefix(&f, "leaf1")) == GBPS(325));
+	sim_maxflow_free(m);
+	assert_true(fabs(pair_throughput(&f, SIM_RULE_DRAFT, "leaf2", "leaf1") - 1) < 1e-9);
+	assert_true(fabs(pair_throughput(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1") - 250.0 / 325) <
+		    1e-9);
+	assert_true(fabs(pair_throughput(&f, SIM_RULE_ECMP, "leaf2", "leaf1") - 100.0 / 325) < 1e-9);
+	sim_fabric_free(&f);
+}
+
+static void test_all_to_one_reference(void **state)
+{
+	struct sim_fabric f;
+	struct sim_maxflow *m;
+	struct sim_demand d[3];
+	char err[SIM_ERR_LEN];
+	uint32_t i;
+	double lambda;
+
+	(void)state;
+	/* 4 leaves, 2 spines, 100G; leaf1's links are the cut: 200G for 3 */
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_generate(&f, "clos3:leaves=4,spines=2,gbps=100", err,
+					     sizeof(err)), 0);
+	m = sim_maxflow_new(&f);
+	for (i = 0; i < 3; i++)
+		d[i] = (struct sim_demand){ router(&f, "leaf2") + i, prefix(&f, "leaf1"), 1 };
+	lambda = sim_maxflow_concurrent_to_one(m, d, 3, d[0].dst);
+	assert_true(fabs(lambda - GBPS(200) / 3) < GBPS(200) * 1e-5);
+	sim_maxflow_free(m);
+	sim_fabric_free(&f);
+}
+
+/* whitepaper, L4 fails: spine2's value drops, it tells leaf2 on both
+ * sessions; leaf2's own advertisement (n_out 0: capped at the link) stays
+ */
+static void test_event_updates(void **state)
+{
+	struct sim_fabric f, after;
+	struct sim_event ev;
+	uint64_t updates[4];
+	uint32_t vb[4], va[4];
+
+	(void)state;
+	load(&f, "whitepaper.fab");
+	after = f;
+	after.links = malloc(f.n_links * sizeof(*after.links));
+	assert_non_null(after.links);
+	memcpy(after.links, f.links, f.n_links * sizeof(*after.links));
+	event(&after, "fail spine2 leaf1 2");
+	ev = (struct sim_event){ updates, vb, va, 0 };
+	assert_int_equal(sim_event_count(&f, &after, SIM_RULE_CONFIG, -1, 0, &ev), 0);
+	assert_int_equal(updates[router(&f, "spine2")], 2);
+	assert_int_equal(updates[router(&f, "spine1")], 0);
+	assert_int_equal(updates[router(&f, "leaf2")], 0);
+	assert_int_equal(vb[router(&f, "leaf2")], 1);
+	/* plain ECMP: nothing changes hands but the lost session */
+	assert_int_equal(sim_event_count(&f, &after, SIM_RULE_ECMP, -1, 0, &ev), 0);
+	assert_int_equal(updates[router(&f, "spine2")], 0);
+	free(after.links);
+	sim_fabric_free(&f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nothing),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_and_write),
+		cmocka_unit_test(test_generators),
+		cmocka_unit_test(test_topotest_whitepaper),
+		cmocka_unit_test(test_topotest_clos3),
+		cmocka_unit_test(test_topotest_clos5),
+		cmocka_unit_test(test_topotest_wp5_traffic_maxflow),
+		cmocka_unit_test(test_maxflow_fabric_throughput),
+		cmocka_unit_test(test_all_to_one_reference),
+		cmocka_unit_test(test_event_updates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
