@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime(), strdup() */
 
 #include <getopt.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ static const char usage_text[] =
 	"  --router NAME     weights: this router only\n"
 	"  --csv             eval: one line per rule: pattern,fail,halve,rule,throughput\n"
 	"  --all             event: every router (default: the 20 that send most)\n"
+	"  --jobs N          eval: threads (default 2)\n"
 	"\n"
 	"fabric text format (one statement a line, # starts a comment):\n"
 	"  fabric [rule=draft|per-session|averaged] [max-weight=N] [max-members=N]\n"
@@ -69,6 +71,7 @@ struct opts {
 	const char *pattern, *dst, *prefix, *router;
 	uint32_t pairs, prefixes;
 	bool csv, all;
+	unsigned int jobs;
 };
 
 static double now(void)
@@ -293,37 +296,120 @@ static void make_pattern(const struct sim_fabric *f, const struct opts *o, struc
 	qsort(pt->d, pt->n, sizeof(*pt->d), demand_cmp);
 }
 
-/* lambda of the routing for demands d[0..n) (all at once) */
-static double route_lambda(struct sim_state *s, const struct sim_demand *d, size_t n,
-			   enum sim_rule rule, double *load, double *lost)
-{
-	const struct sim_fabric *f = s->f;
-	size_t i, j;
+/* A share of a rule's evaluation for one thread: the destination groups
+ * g with g % n_workers == id (a group: the demands towards one prefix; in
+ * the pairs pattern each pair alone)
+ */
+struct worker {
+	const struct sim_fabric *f;
+	const struct pattern *pt;
+	const size_t *group; /* group g: demands [group[g], group[g + 1]) */
+	size_t n_groups;
+	unsigned int id, n_workers;
+	enum sim_rule rule;
+	bool pairs;
+	const double *opt;
+	double *load, lost, thr, worst; /* out */
+	pthread_t thread;
+};
 
-	memset(load, 0, 2 * f->n_links * sizeof(*load));
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && d[j].dst == d[i].dst; j++)
-			;
-		sim_route_prefix(s, d[i].dst, rule);
-		sim_flow_add(s, d[i].dst, d + i, j - i, load, lost);
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	const struct sim_demand *d = w->pt->d;
+	struct sim_state s;
+	size_t g, bytes = 2 * w->f->n_links * sizeof(*w->load);
+
+	if (sim_state_init(&s, w->f) < 0)
+		die("out of memory");
+	w->worst = INFINITY;
+	memset(w->load, 0, bytes);
+	for (g = w->id; g < w->n_groups; g += w->n_workers) {
+		size_t i = w->group[g], j = w->group[g + 1];
+
+		if (w->pairs)
+			memset(w->load, 0, bytes);
+		sim_route_prefix(&s, d[i].dst, w->rule);
+		sim_flow_add(&s, d[i].dst, d + i, j - i, w->load, &w->lost);
+		if (w->pairs) {
+			double l = sim_flow_lambda(w->f, w->load);
+			double x = w->opt[i] > 0 && isfinite(w->opt[i]) ? fmin(l / w->opt[i], 1) : 1;
+
+			w->thr += x;
+			if (x < w->worst)
+				w->worst = x;
+		}
 	}
-	return sim_flow_lambda(f, load);
+	sim_state_free(&s);
+	return NULL;
+}
+
+/* one rule over the pattern, on n_workers threads: the pattern's lambda
+ * (all demands at once), or for pairs the mean and worst of their
+ * throughputs
+ */
+static void evaluate(const struct sim_fabric *f, const struct pattern *pt, const size_t *group,
+		     size_t n_groups, enum sim_rule rule, bool pairs, const double *opt,
+		     unsigned int n_workers, double *thr, double *worst, double *lost)
+{
+	struct worker *w = calloc(n_workers, sizeof(*w));
+	unsigned int t;
+	size_t i;
+
+	if (!w)
+		die("out of memory");
+	for (t = 0; t < n_workers; t++) {
+		w[t] = (struct worker){ .f = f, .pt = pt, .group = group, .n_groups = n_groups,
+					.id = t, .n_workers = n_workers, .rule = rule,
+					.pairs = pairs, .opt = opt };
+		w[t].load = malloc(2 * f->n_links * sizeof(*w[t].load) + 1);
+		if (!w[t].load)
+			die("out of memory");
+		if (t && pthread_create(&w[t].thread, NULL, worker_run, &w[t]))
+			die("pthread_create failed");
+	}
+	worker_run(&w[0]);
+	*thr = 0;
+	*worst = INFINITY;
+	*lost = 0;
+	for (t = 0; t < n_workers; t++) {
+		if (t)
+			pthread_join(w[t].thread, NULL);
+		*lost += w[t].lost;
+		*thr += w[t].thr;
+		*worst = fmin(*worst, w[t].worst);
+		if (t)
+			for (i = 0; i < 2 * f->n_links; i++)
+				w[0].load[i] += w[t].load[i];
+	}
+	if (pairs)
+		*thr /= pt->n;
+	else
+		*thr = opt[0] > 0 ? fmin(sim_flow_lambda(f, w[0].load) / opt[0], 1) : 0;
+	for (t = 0; t < n_workers; t++)
+		free(w[t].load);
+	free(w);
 }
 
 static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 {
-	struct sim_state s;
 	struct pattern pt;
 	struct sim_maxflow *mf = sim_maxflow_new(f);
-	double *load = calloc(2 * f->n_links + 1, sizeof(*load)), *opt;
-	double t0 = now(), t_opt, total = 0;
+	double *opt, t0 = now(), t_opt, total = 0;
 	bool pairs = !strcmp(o->pattern, "pairs");
-	size_t i;
+	size_t i, *group, n_groups = 0;
 	int rule;
 
-	if (!mf || !load || sim_state_init(&s, f) < 0)
+	if (!mf)
 		die("out of memory");
 	make_pattern(f, o, &pt);
+	group = calloc(pt.n + 1, sizeof(*group));
+	if (!group)
+		die("out of memory");
+	for (i = 0; i < pt.n; i++)
+		if (pairs || !i || pt.d[i].dst != pt.d[i - 1].dst)
+			group[n_groups++] = i;
+	group[n_groups] = pt.n;
 	for (i = 0; i < pt.n; i++)
 		total += pt.d[i].amount;
 	/* the reference: per pair its max-flow; all-to-one the concurrent
@@ -362,22 +448,9 @@ static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 
 		if (!o->rules[rule])
 			continue;
-		if (pairs) {
-			for (i = 0; i < pt.n; i++) {
-				double l = route_lambda(&s, &pt.d[i], 1, rule, load, &lost);
-				double x = opt[i] > 0 && isfinite(opt[i]) ? fmin(l / opt[i], 1) : 1;
-
-				thr += x / pt.n;
-				if (x < worst)
-					worst = x;
-			}
-		} else {
-			double l = route_lambda(&s, pt.d, pt.n, rule, load, &lost);
-
-			thr = opt[0] > 0 ? fmin(l / opt[0], 1) : 0;
-			if (lost > 0)
-				thr = 0; /* a demand without a route */
-		}
+		evaluate(f, &pt, group, n_groups, rule, pairs, opt, o->jobs, &thr, &worst, &lost);
+		if (!pairs && lost > 0)
+			thr = 0; /* a demand without a route */
 		if (o->csv)
 			printf("%s,%g,%g,%s,%.6f\n", o->pattern, o->fail_rate, o->halve_rate,
 			       sim_rule_str(rule), thr);
@@ -391,10 +464,9 @@ static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 	if (!o->csv)
 		printf("total: %.2f s\n", now() - t0);
 	free(opt);
+	free(group);
 	free(pt.d);
-	free(load);
 	sim_maxflow_free(mf);
-	sim_state_free(&s);
 	return 0;
 }
 
@@ -536,10 +608,11 @@ int main(int argc, char **argv)
 		{ "router", required_argument, NULL, 'o' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .seed = 1, .rule = SIM_RULE_CONFIG, .pattern = "permutation" };
+	struct opts o = { .seed = 1, .rule = SIM_RULE_CONFIG, .pattern = "permutation", .jobs = 2 };
 	struct sim_fabric f;
 	const char *cmd, *fabric;
 	int c, ret;
@@ -585,6 +658,14 @@ int main(int argc, char **argv)
 			if (*end || !v || v > UINT32_MAX)
 				die("--pairs, --prefixes: a positive number");
 			*(c == 'n' ? &o.pairs : &o.prefixes) = (uint32_t)v;
+			break;
+		}
+		case 'j': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !v || v > 64)
+				die("--jobs: 1 to 64");
+			o.jobs = (unsigned int)v;
 			break;
 		}
 		case 'd':

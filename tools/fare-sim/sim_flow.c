@@ -274,16 +274,17 @@ double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_dem
 	size_t i;
 	int iter;
 
-	/* each source alone bounds lambda */
+	/* all sources at once, unlimited: lambda * total cannot exceed it */
+	flow_reset(m);
+	flow_sink_prefix(m, prefix);
 	for (i = 0; i < n; i++) {
-		double mf = sim_maxflow_pair(m, d[i].src, prefix) / d[i].amount;
-
-		if (mf < hi)
-			hi = mf;
+		if (m->arcs[m->sink_arc[d[i].src]].cap)
+			continue; /* an origin itself: delivered */
+		m->arcs[m->src_arc[d[i].src]].cap = FLOW_INF;
 		total += d[i].amount;
 	}
-	if (!n || !isfinite(hi))
-		return hi;
+	if (total > 0)
+		hi = flow_run(m) / total;
 	/* bisection on lambda: every source at lambda * amount at once */
 	for (iter = 0; iter < 30 && hi - lo > hi * 1e-6; iter++) {
 		double mid = (lo + hi) / 2, want = 0;
@@ -293,6 +294,8 @@ double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_dem
 		for (i = 0; i < n; i++) {
 			int64_t c = (int64_t)floor(mid * d[i].amount);
 
+			if (m->arcs[m->sink_arc[d[i].src]].cap)
+				continue;
 			m->arcs[m->src_arc[d[i].src]].cap += c;
 			want += (double)c;
 		}
@@ -301,6 +304,5 @@ double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_dem
 		else
 			hi = mid;
 	}
-	(void)total;
 	return lo;
 }
