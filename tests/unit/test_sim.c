@@ -498,13 +498,13 @@ static void test_event_updates(void **state)
 	memcpy(after.links, f.links, f.n_links * sizeof(*after.links));
 	event(&after, "fail spine2 leaf1 2");
 	ev = (struct sim_event){ updates, vb, va, 0 };
-	assert_int_equal(sim_event_count(&f, &after, SIM_RULE_CONFIG, -1, 0, &ev), 0);
+	assert_int_equal(sim_event_count(&f, &after, SIM_RULE_CONFIG, -1, 0, false, &ev), 0);
 	assert_int_equal(updates[router(&f, "spine2")], 2);
 	assert_int_equal(updates[router(&f, "spine1")], 0);
 	assert_int_equal(updates[router(&f, "leaf2")], 0);
 	assert_int_equal(vb[router(&f, "leaf2")], 1);
 	/* plain ECMP: nothing changes hands but the lost session */
-	assert_int_equal(sim_event_count(&f, &after, SIM_RULE_ECMP, -1, 0, &ev), 0);
+	assert_int_equal(sim_event_count(&f, &after, SIM_RULE_ECMP, -1, 0, false, &ev), 0);
 	assert_int_equal(updates[router(&f, "spine2")], 0);
 	free(after.links);
 	sim_fabric_free(&f);

@@ -48,6 +48,8 @@ static const char usage_text[] =
 	"  --csv             eval: one line per rule: pattern,fail,halve,rule,throughput\n"
 	"  --all             event: every router (default: the 20 that send most)\n"
 	"  --jobs N          eval: threads (default 2)\n"
+	"  --sender-loop-detection  event: no UPDATE to a peer whose AS is in the\n"
+	"                    AS_PATH (bgpd's neighbor sender-as-path-loop-detection)\n"
 	"\n"
 	"fabric text format (one statement a line, # starts a comment):\n"
 	"  fabric [rule=draft|per-session|averaged] [max-weight=N] [max-members=N]\n"
@@ -70,7 +72,7 @@ struct opts {
 	bool rules[SIM_RULE_MAX];
 	const char *pattern, *dst, *prefix, *router;
 	uint32_t pairs, prefixes;
-	bool csv, all;
+	bool csv, all, sender_loop;
 	unsigned int jobs;
 };
 
@@ -516,7 +518,7 @@ static int cmd_event(struct sim_fabric *f, const struct opts *o)
 	ev.vec_after = calloc(f->n_routers, sizeof(*ev.vec_after));
 	if (!rows || !ev.updates || !ev.vec_before || !ev.vec_after)
 		die("out of memory");
-	if (sim_event_count(f, &after, o->rule, only_p, n_p, &ev) < 0)
+	if (sim_event_count(f, &after, o->rule, only_p, n_p, o->sender_loop, &ev) < 0)
 		die("out of memory");
 	for (r = 0; r < f->n_routers; r++) {
 		rows[r] = (struct ev_row){ r, ev.updates[r], ev.vec_before[r], ev.vec_after[r] };
@@ -528,7 +530,8 @@ static int cmd_event(struct sim_fabric *f, const struct opts *o)
 	printf("events:");
 	for (i = 0; i < (uint32_t)o->n_events; i++)
 		printf(" [%s]", o->events[i]);
-	printf("; rule %s; %u prefixes\n", sim_rule_str(o->rule), only_p >= 0 ? 1 : n_p);
+	printf("; rule %s; %u prefixes%s\n", sim_rule_str(o->rule), ev.prefixes,
+	       o->sender_loop ? "; sender-side AS_PATH loop detection" : "");
 	printf("UPDATEs sent: %llu in all\n", (unsigned long long)total);
 	printf("%-6s %8s %10s %12s %12s %12s\n", "tier", "routers", "UPDATEs", "max/router",
 	       "vectors(b)", "vectors(a)");
@@ -609,6 +612,7 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "sender-loop-detection", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -682,6 +686,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			o.all = true;
+			break;
+		case 'L':
+			o.sender_loop = true;
 			break;
 		case 'H':
 			fputs(usage_text, stdout);

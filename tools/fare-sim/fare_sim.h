@@ -146,6 +146,10 @@ struct sim_rstate {
 struct sim_state {
 	const struct sim_fabric *f;
 	enum sim_rule rule;
+	/* UPDATEs: bgpd's `neighbor X sender-as-path-loop-detection`, no
+	 * route sent to a peer whose AS is in its AS_PATH (default off)
+	 */
+	bool sender_loop_detection;
 	uint32_t prefix;	/* the prefix last routed */
 	struct sim_rstate *r;	/* n_routers */
 	uint32_t *order;	/* routers by distance, reachable ones */
@@ -213,6 +217,6 @@ struct sim_event {
  */
 int sim_event_count(const struct sim_fabric *before, const struct sim_fabric *after,
 		    enum sim_rule rule, int only_prefix, uint32_t max_prefixes,
-		    struct sim_event *ev);
+		    bool sender_loop_detection, struct sim_event *ev);
 
 #endif /* FARE_SIM_H */

@@ -3,8 +3,10 @@
  * fare-sim: what an event costs the control plane. For each prefix, the
  * fabric is routed before and after the event; a router sends an UPDATE
  * on a session that is up after the event when what it sends there
- * changed (the route, its AS_PATH, its Path Bandwidth communities), as
- * bgpd does without sender-side AS_PATH loop detection. Its distinct
+ * changed (the route, its AS_PATH, its Path Bandwidth communities); to a
+ * peer whose AS is in the AS_PATH too (the peer drops it), as bgpd does
+ * unless `neighbor X sender-as-path-loop-detection` is configured
+ * (sender_loop_detection). Its distinct
  * weight vectors (next hops and weights) over the prefixes are the
  * nexthop groups it needs.
  */
@@ -76,7 +78,7 @@ static uint32_t distinct(uint64_t *v, uint32_t n)
 
 int sim_event_count(const struct sim_fabric *before, const struct sim_fabric *after,
 		    enum sim_rule rule, int only_prefix, uint32_t max_prefixes,
-		    struct sim_event *ev)
+		    bool sender_loop_detection, struct sim_event *ev)
 {
 	const struct sim_fabric *f = before;
 	uint32_t n_p = only_prefix >= 0 ? 1 : f->n_prefixes, p, r, i;
@@ -91,6 +93,7 @@ int sim_event_count(const struct sim_fabric *before, const struct sim_fabric *af
 		sim_state_free(&sb);
 		return -1;
 	}
+	sb.sender_loop_detection = sa.sender_loop_detection = sender_loop_detection;
 	vb = calloc((size_t)f->n_routers * n_p + 1, sizeof(*vb));
 	va = calloc((size_t)f->n_routers * n_p + 1, sizeof(*va));
 	if (!vb || !va) {

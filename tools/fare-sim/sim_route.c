@@ -103,6 +103,8 @@ bool sim_sends_on(const struct sim_state *s, uint32_t r, uint32_t ai)
 
 	if (rr->dist < 0 || !link_up(s->f, a->link) || !announces(s, r))
 		return false;
+	if (s->sender_loop_detection && !accepts(s, r, a->peer))
+		return false;
 	/* not back over the session its best path came from */
 	return !(rr->n_mp && s->f->adj[s->mp_adj[rr->mp_start]].link == a->link);
 }
