@@ -8,6 +8,7 @@
  * kernel weights the topotest asserts (cited case by case), so that a
  * change to the rules in the core cannot move one without the other.
  */
+#define _POSIX_C_SOURCE 200809L /* strtok_r(), open_memstream() */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,7 +118,8 @@ static double advertised(const struct sim_fabric *f, enum sim_rule rule, const c
 	     ai++) {
 		const struct sim_link *l = &f->links[f->adj[ai].link];
 
-		if (f->adj[ai].peer == p && l->parallel == nth && sim_adv_on(&s, r, f->adj[ai].link, &adv))
+		if (f->adj[ai].peer == p && l->parallel == nth &&
+		    sim_adv_on(&s, r, f->adj[ai].link, &adv))
 			v = adv.present ? fare_bw_wire_value(adv.value) : 0;
 	}
 	sim_state_free(&s);
@@ -147,7 +149,8 @@ static void test_parse_errors(void **state)
 	expect_error("router a as=1\nrouter b as=2\nlink a b 100Q\n", "line 3: bandwidth '100Q'");
 	expect_error("router a as=1\n\n# c\nfrobnicate\n", "line 4: unknown statement 'frobnicate'");
 	expect_error("router a as=1 role=spine\n", "line 1: role 'spine'");
-	expect_error("router a as=1\nrouter b as=2\nlink a b 1G\nfail a c\n", "line 4: unknown router 'c'");
+	expect_error("router a as=1\nrouter b as=2\nlink a b 1G\nfail a c\n",
+		     "line 4: unknown router 'c'");
 	expect_error("router a as=1\nrouter b as=2\nlink a b 1G\nfail a b 2\n",
 		     "line 4: no link a-b with that index");
 	expect_error("router a as=1\nfabric rule=draft\n", "line 2: `fabric` must come before");
@@ -193,7 +196,8 @@ static void test_generators(void **state)
 	(void)state;
 	sim_fabric_init(&f);
 	assert_int_equal(sim_fabric_generate(&f, "clos3:leaves=16,spines=8,gbps=400", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			 0);
 	assert_int_equal(f.n_routers, 24);
 	assert_int_equal(f.n_links, 128);
 	assert_int_equal(f.n_prefixes, 16);
@@ -202,7 +206,8 @@ static void test_generators(void **state)
 
 	sim_fabric_init(&f);
 	assert_int_equal(sim_fabric_generate(&f, "clos5:pods=3,leaves=4,spines=2,supers=3", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			 0);
 	assert_int_equal(f.n_routers, 12 + 6 + 6);
 	assert_int_equal(f.n_links, 12 * 2 + 6 * 3);
 	assert_int_equal(f.routers[f.n_routers - 1].role, FARE_ROLE_SUPER_SPINE);
@@ -210,7 +215,8 @@ static void test_generators(void **state)
 
 	sim_fabric_init(&f);
 	assert_int_equal(sim_fabric_generate(&f, "scaleup:servers=4,planes=8,subports=2", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			 0);
 	assert_int_equal(f.n_links, 64);
 	assert_int_equal(f.routers[0].role, FARE_ROLE_HOST);
 	/* rates: 10% down, 20% halved, the same for the same seed */
@@ -231,60 +237,165 @@ static void test_generators(void **state)
 
 /* ---- validation against the topotests ---------------------------------------- */
 
-/* topotests/fare_whitepaper/test_fare_whitepaper.py (averaged, WP-4) */
-static void test_topotest_whitepaper(void **state)
+/*
+ * One case: on a fresh copy of the fabric, the settings and the events
+ * (';'-separated: "ROUTER max-members=N", "ROUTER lower-transitive", or a
+ * fail/degrade/restore statement), then the router's weights for the
+ * prefix under the rule: what the topotest cited asserts in the kernel.
+ */
+struct topo_case {
+	const char *fabric;
+	enum sim_rule rule;
+	const char *steps;
+	const char *router, *prefix, *want;
+	const char *where; /* the topotest's test and assertion */
+};
+
+#define WP_3344 "wcmp spine1#1=3 spine1#2=3 spine2#1=4 spine2#2=4"
+
+static const struct topo_case topo_cases[] = {
+	/* topotests/fare_whitepaper/test_fare_whitepaper.py (averaged, WP-4) */
+	{ "whitepaper.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1", WP_3344,
+	  "fare_whitepaper test_wp4_worked_example: _expect [3, 3, 4, 4]" },
+	{ "whitepaper.fab", SIM_RULE_CONFIG, NULL, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=2",
+	  "fare_whitepaper test_wp4_worked_example: spine1 to-leaf1-1 1, to-leaf1-2 2" },
+	{ "whitepaper.fab", SIM_RULE_CONFIG, "leaf2 max-members=12", "leaf2", "leaf1",
+	  "wcmp spine1#1=2 spine1#2=2 spine2#1=3 spine2#2=3",
+	  "fare_whitepaper test_wcmp_member_limit: max-members 12, [2, 2, 3, 3]" },
+	{ "whitepaper.fab", SIM_RULE_CONFIG, "leaf2 max-members=2", "leaf2", "leaf1",
+	  "wcmp spine1#1=0 spine1#2=0 spine2#1=1 spine2#2=1",
+	  "fare_whitepaper test_wcmp_member_limit: max-members 2, to-spine2-1 1, to-spine2-2 1" },
+	{ "whitepaper.fab", SIM_RULE_CONFIG, "fail spine2 leaf1 2", "leaf2", "leaf1",
+	  "wcmp spine1#1=3 spine1#2=3 spine2#1=2 spine2#2=2",
+	  "fare_whitepaper test_failure_averaged: [3, 3, 2, 2]" },
+	{ "whitepaper.fab", SIM_RULE_CONFIG, "degrade leaf1 spine1 50G 2", "leaf2", "leaf1",
+	  "wcmp spine1#1=1 spine1#2=1 spine2#1=2 spine2#2=2",
+	  "fare_whitepaper test_degradation_averaged: [1, 1, 2, 2]" },
+	{ "whitepaper.fab", SIM_RULE_DRAFT, NULL, "leaf2", "leaf1", WP_3344,
+	  "fare_whitepaper test_draft_mode_on_the_same_fabric: draft, [3, 3, 4, 4]" },
+	{ "whitepaper.fab", SIM_RULE_PER_SESSION, NULL, "leaf2", "leaf1",
+	  "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
+	  "fare_whitepaper test_draft_mode_on_the_same_fabric: per-session, [1, 1, 1, 1]" },
+	{ "whitepaper.fab", SIM_RULE_DRAFT, "degrade spine1 leaf2 400G;degrade spine2 leaf2 400G",
+	  "leaf2", "leaf1", WP_3344,
+	  "fare_whitepaper test_draft_mode_on_the_same_fabric: 400G to leaf2, [3, 3, 4, 4]" },
+	/* topotests/fare_clos3/test_fare_clos3.py (draft, FARE-4..7, FARE-11);
+	 * every leaf to every leaf: test_clos3_every_leaf below
+	 */
+	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
+	  "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
+	  "fare_clos3 test_leaf_weights_literal: leaf2 -> leaf1 1:1:2:1" },
+	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "spine1", "multihomed", "wcmp leaf3#1=2 leaf4#1=1",
+	  "fare_clos3 test_multihomed_prefix: spine1 to-l3 2, to-l4 1" },
+	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf1", "multihomed",
+	  "wcmp spine1#1=2 spine2#1=2 spine3#1=3 spine4#1=3",
+	  "fare_clos3 test_multihomed_prefix: leaf1 2:2:3:3 (FARE-6)" },
+	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf2", "multihomed",
+	  "wcmp spine1#1=3 spine2#1=3 spine3#1=3 spine4#1=2",
+	  "fare_clos3 test_multihomed_prefix: leaf2 3:3:3:2" },
+	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "spine1", "ext", "ecmp leaf3#1=1 leaf4#1=1",
+	  "fare_clos3 test_one_path_without_community_falls_back_to_ecmp: spines 1:1 (FARE-7)" },
+	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf1", "ext",
+	  "ecmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1",
+	  "fare_clos3 test_one_path_without_community_falls_back_to_ecmp: leaf1 1:1:1:1" },
+	{ "clos3.fab", SIM_RULE_CONFIG, "degrade leaf1 spine3 200G", "leaf1", "leaf3",
+	  "wcmp spine1#1=2 spine2#1=2 spine3#1=1 spine4#1=4",
+	  "fare_clos3 test_weight_change_replaces_group_without_flap: 2:2:1:4" },
+	{ "clos3.fab", SIM_RULE_CONFIG, "degrade leaf2 spine4 200G", "leaf2", "leaf1",
+	  "wcmp spine1#1=2 spine2#1=2 spine3#1=4 spine4#1=1",
+	  "fare_clos3 test_interface_bandwidth_from_zebra: 200000, 2:2:4:1" },
+	{ "clos3.fab", SIM_RULE_CONFIG, "degrade leaf2 spine4 400G", "leaf2", "leaf1",
+	  "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
+	  "fare_clos3 test_interface_bandwidth_from_zebra: 400000, 1:1:2:1" },
+	/* topotests/fare_clos5/test_fare_clos5.py (FARE-8, FARE-9, FARE-10) */
+	{ "clos5.fab", SIM_RULE_CONFIG, NULL, "spb1", "leafa1", "wcmp ss1a#1=2 ss1b#1=1",
+	  "fare_clos5 test_remote_pod_spine_uses_non_transitive: to-ss1a 2, to-ss1b 1" },
+	{ "clos5.fab", SIM_RULE_CONFIG, NULL, "leafb1", "leafa1", "wcmp spb1#1=2 spb2#1=1",
+	  "fare_clos5 test_remote_pod_leaf_uses_transitive: to-spb1 2, to-spb2 1" },
+	{ "clos5.fab", SIM_RULE_CONFIG, NULL, "leafa1", "leafb1", "wcmp spa1#1=2 spa2#1=1",
+	  "fare_clos5 test_remote_pod_leaf_uses_transitive: to-spa1 2, to-spa2 1" },
+	{ "clos5.fab", SIM_RULE_CONFIG, "spb1 lower-transitive;degrade spb1 ss1a 200G", "leafb1",
+	  "leafa1", "wcmp spb1#1=3 spb2#1=2",
+	  "fare_clos5 test_lower_transitive_option: to-spb1 3, to-spb2 2" },
+	/* topotests/fare_wp5, fare_traffic (fare/scenarios.py), fare_maxflow */
+	{ "wp5.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
+	  "wcmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1 spine5#1=2 spine6#1=2 spine7#1=2 "
+	  "spine8#1=2",
+	  "fare_wp5 test_weights_1_1_1_1_2_2_2_2" },
+	{ "traffic.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
+	  "wcmp spine1#1=2 spine2#1=2 spine3#1=2 spine4#1=1",
+	  "fare/scenarios.py check_weights_in_kernel (fare_traffic): 2:2:2:1" },
+	{ "maxflow.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
+	  "wcmp spine1#1=5 spine1#2=5 spine2#1=8 spine2#2=8",
+	  "fare_maxflow test_per_neighbor_reaches_max_flow: [5, 5, 8, 8]" },
+	{ "maxflow.fab", SIM_RULE_CONFIG, NULL, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=4",
+	  "fare_maxflow _run: spine1 to-leaf1-1 1, to-leaf1-2 4" },
+	{ "maxflow.fab", SIM_RULE_PER_SESSION, NULL, "leaf2", "leaf1",
+	  "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
+	  "fare_maxflow test_per_session_loses_traffic: [1, 1, 1, 1]" },
+};
+
+static void apply_step(struct sim_fabric *f, const char *step)
 {
-	const char *uplinks_3344 = "wcmp spine1#1=3 spine1#2=3 spine2#1=4 spine2#2=4";
+	char name[SIM_NAME_LEN];
+	unsigned int v;
+
+	if (sscanf(step, "%31s max-members=%u", name, &v) == 2)
+		f->routers[router(f, name)].limits.max_members = v;
+	else if (sscanf(step, "%31s lower-transitive", name) == 1 &&
+		 strstr(step, "lower-transitive"))
+		f->routers[router(f, name)].lower_transitive = true;
+	else
+		event(f, step);
+}
+
+static void test_topotest_weights(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(topo_cases) / sizeof(topo_cases[0]); i++) {
+		const struct topo_case *c = &topo_cases[i];
+		struct sim_fabric f;
+		char steps[256], *save = NULL, *step;
+
+		load(&f, c->fabric);
+		snprintf(steps, sizeof(steps), "%s", c->steps ? c->steps : "");
+		for (step = strtok_r(steps, ";", &save); step; step = strtok_r(NULL, ";", &save))
+			apply_step(&f, step);
+		expect_weights(&f, c->rule, c->router, c->prefix, c->want, c->where);
+		sim_fabric_free(&f);
+	}
+}
+
+/* what is sent: WP-1 and WP-2 (fare_whitepaper test_wp4_worked_example:
+ * leaf1 sends 50G and 100G, spine1 75G; test_draft_mode_on_the_same_fabric:
+ * spine1 150G); FARE-8 and FARE-9's option (fare_clos5: ss1b keeps
+ * spa1's 800G; test_lower_transitive_option: spb1 sends 600G)
+ */
+static void test_topotest_advertised(void **state)
+{
 	struct sim_fabric f;
-	uint32_t leaf2;
 
 	(void)state;
 	load(&f, "whitepaper.fab");
-	leaf2 = router(&f, "leaf2");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1", uplinks_3344,
-		       "test_wp4_worked_example: _expect [3, 3, 4, 4]");
-	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=2",
-		       "test_wp4_worked_example: spine1 to-leaf1-1 1, to-leaf1-2 2");
-	/* spine1: 150G over 2 outgoing interfaces (WP-2); leaf1: WP-1 */
 	assert_true(advertised(&f, SIM_RULE_CONFIG, "leaf1", "spine1", "leaf2", 1) == GBPS(75));
 	assert_true(advertised(&f, SIM_RULE_CONFIG, "leaf1", "leaf1", "spine1", 1) == GBPS(50));
 	assert_true(advertised(&f, SIM_RULE_CONFIG, "leaf1", "leaf1", "spine1", 2) == GBPS(100));
-
-	f.routers[leaf2].limits.max_members = 12;
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=2 spine1#2=2 spine2#1=3 spine2#2=3",
-		       "test_wcmp_member_limit: max-members 12, [2, 2, 3, 3]");
-	f.routers[leaf2].limits.max_members = 2;
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=0 spine1#2=0 spine2#1=1 spine2#2=1",
-		       "test_wcmp_member_limit: max-members 2, to-spine2-1 1, to-spine2-2 1");
-	f.routers[leaf2].limits.max_members = 512;
-
-	event(&f, "fail spine2 leaf1 2");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=3 spine1#2=3 spine2#1=2 spine2#2=2",
-		       "test_failure_averaged: [3, 3, 2, 2]");
-	event(&f, "restore spine2 leaf1 2");
-	event(&f, "degrade leaf1 spine1 50G 2");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=1 spine1#2=1 spine2#1=2 spine2#2=2",
-		       "test_degradation_averaged: [1, 1, 2, 2]");
-	event(&f, "restore leaf1 spine1 2");
-
-	expect_weights(&f, SIM_RULE_DRAFT, "leaf2", "leaf1", uplinks_3344,
-		       "test_draft_mode_on_the_same_fabric: draft, [3, 3, 4, 4]");
 	assert_true(advertised(&f, SIM_RULE_DRAFT, "leaf1", "spine1", "leaf2", 1) == GBPS(150));
-	expect_weights(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1",
-		       "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
-		       "test_draft_mode_on_the_same_fabric: per-session, [1, 1, 1, 1]");
-	event(&f, "degrade spine1 leaf2 400G");
-	event(&f, "degrade spine2 leaf2 400G");
-	expect_weights(&f, SIM_RULE_DRAFT, "leaf2", "leaf1", uplinks_3344,
-		       "test_draft_mode_on_the_same_fabric: 400G to leaf2, [3, 3, 4, 4]");
+	sim_fabric_free(&f);
+	load(&f, "clos5.fab");
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leafa1", "ss1b", "spb1", 1) == GBPS(800));
+	apply_step(&f, "spb1 lower-transitive");
+	apply_step(&f, "degrade spb1 ss1a 200G");
+	assert_true(advertised(&f, SIM_RULE_CONFIG, "leafa1", "spb1", "leafb1", 1) == GBPS(600));
 	sim_fabric_free(&f);
 }
 
-/* topotests/fare_clos3/test_fare_clos3.py (draft, FARE-4..7, FARE-11) */
+/* fare_clos3 test_leaves_weights_show_and_kernel, _expected_leaf_view():
+ * every leaf to every other leaf, min(link(leaf, spine j), link(dest,
+ * spine j)) over their GCD
+ */
 static const unsigned int clos3_links[5][5] = {
 	[1] = { 0, 400, 400, 800, 800 },
 	[2] = { 0, 800, 800, 800, 400 },
@@ -297,7 +408,7 @@ static unsigned int gcd(unsigned int a, unsigned int b)
 	return b ? gcd(b, a % b) : a;
 }
 
-static void test_topotest_clos3(void **state)
+static void test_clos3_every_leaf(void **state)
 {
 	struct sim_fabric f;
 	char want[256], leaf[16], dest[16];
@@ -305,9 +416,6 @@ static void test_topotest_clos3(void **state)
 
 	(void)state;
 	load(&f, "clos3.fab");
-	/* test_leaves_weights_show_and_kernel, _expected_leaf_view():
-	 * min(link(leaf, spine j), link(dest, spine j)) over their GCD
-	 */
 	for (i = 1; i <= 4; i++)
 		for (d = 1; d <= 4; d++) {
 			size_t n;
@@ -321,95 +429,13 @@ static void test_topotest_clos3(void **state)
 			}
 			n = snprintf(want, sizeof(want), "wcmp");
 			for (j = 1; j <= 4; j++)
-				n += snprintf(want + n, sizeof(want) - n, " spine%u#1=%u", j, bw[j] / g);
+				n += snprintf(want + n, sizeof(want) - n, " spine%u#1=%u", j,
+					      bw[j] / g);
 			snprintf(leaf, sizeof(leaf), "leaf%u", i);
 			snprintf(dest, sizeof(dest), "leaf%u", d);
 			expect_weights(&f, SIM_RULE_CONFIG, leaf, dest, want,
-				       "test_leaves_weights_show_and_kernel");
+				       "fare_clos3 test_leaves_weights_show_and_kernel");
 		}
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
-		       "test_leaf_weights_literal: leaf2 -> leaf1 1:1:2:1");
-	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "multihomed", "wcmp leaf3#1=2 leaf4#1=1",
-		       "test_multihomed_prefix: spine1 to-l3 2, to-l4 1");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf1", "multihomed",
-		       "wcmp spine1#1=2 spine2#1=2 spine3#1=3 spine4#1=3",
-		       "test_multihomed_prefix: leaf1 2:2:3:3 (FARE-6)");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "multihomed",
-		       "wcmp spine1#1=3 spine2#1=3 spine3#1=3 spine4#1=2",
-		       "test_multihomed_prefix: leaf2 3:3:3:2");
-	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "ext", "ecmp leaf3#1=1 leaf4#1=1",
-		       "test_one_path_without_community_falls_back_to_ecmp: spines 1:1 (FARE-7)");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf1", "ext",
-		       "ecmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1",
-		       "test_one_path_without_community_falls_back_to_ecmp: leaf1 1:1:1:1");
-	event(&f, "degrade leaf1 spine3 200G");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf1", "leaf3",
-		       "wcmp spine1#1=2 spine2#1=2 spine3#1=1 spine4#1=4",
-		       "test_weight_change_replaces_group_without_flap: 2:2:1:4");
-	event(&f, "restore leaf1 spine3");
-	event(&f, "degrade leaf2 spine4 200G");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=2 spine2#1=2 spine3#1=4 spine4#1=1",
-		       "test_interface_bandwidth_from_zebra: 200000, 2:2:4:1");
-	event(&f, "degrade leaf2 spine4 400G");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
-		       "test_interface_bandwidth_from_zebra: 400000, 1:1:2:1");
-	sim_fabric_free(&f);
-}
-
-/* topotests/fare_clos5/test_fare_clos5.py (FARE-8, FARE-9, FARE-10) */
-static void test_topotest_clos5(void **state)
-{
-	struct sim_fabric f;
-
-	(void)state;
-	load(&f, "clos5.fab");
-	expect_weights(&f, SIM_RULE_CONFIG, "spb1", "leafa1", "wcmp ss1a#1=2 ss1b#1=1",
-		       "test_remote_pod_spine_uses_non_transitive: to-ss1a 2, to-ss1b 1");
-	expect_weights(&f, SIM_RULE_CONFIG, "leafb1", "leafa1", "wcmp spb1#1=2 spb2#1=1",
-		       "test_remote_pod_leaf_uses_transitive: to-spb1 2, to-spb2 1");
-	expect_weights(&f, SIM_RULE_CONFIG, "leafa1", "leafb1", "wcmp spa1#1=2 spa2#1=1",
-		       "test_remote_pod_leaf_uses_transitive: to-spa1 2, to-spa2 1");
-	/* FARE-8: ss1b keeps spa1's 800G and attaches its 400G link */
-	assert_true(advertised(&f, SIM_RULE_CONFIG, "leafa1", "ss1b", "spb1", 1) == GBPS(800));
-	f.routers[router(&f, "spb1")].lower_transitive = true;
-	event(&f, "degrade spb1 ss1a 200G");
-	expect_weights(&f, SIM_RULE_CONFIG, "leafb1", "leafa1", "wcmp spb1#1=3 spb2#1=2",
-		       "test_lower_transitive_option: to-spb1 3, to-spb2 2");
-	assert_true(advertised(&f, SIM_RULE_CONFIG, "leafa1", "spb1", "leafb1", 1) == GBPS(600));
-	sim_fabric_free(&f);
-}
-
-/* topotests/fare_wp5, fare_traffic (scenarios.py), fare_maxflow */
-static void test_topotest_wp5_traffic_maxflow(void **state)
-{
-	struct sim_fabric f;
-
-	(void)state;
-	load(&f, "wp5.fab");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1 spine5#1=2 spine6#1=2 "
-		       "spine7#1=2 spine8#1=2",
-		       "fare_wp5 test_weights_1_1_1_1_2_2_2_2");
-	sim_fabric_free(&f);
-
-	load(&f, "traffic.fab");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=2 spine2#1=2 spine3#1=2 spine4#1=1",
-		       "fare/scenarios.py check_weights_in_kernel: 2:2:2:1");
-	sim_fabric_free(&f);
-
-	load(&f, "maxflow.fab");
-	expect_weights(&f, SIM_RULE_CONFIG, "leaf2", "leaf1",
-		       "wcmp spine1#1=5 spine1#2=5 spine2#1=8 spine2#2=8",
-		       "fare_maxflow test_per_neighbor_reaches_max_flow: [5, 5, 8, 8]");
-	expect_weights(&f, SIM_RULE_CONFIG, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=4",
-		       "fare_maxflow _run: spine1 to-leaf1-1 1, to-leaf1-2 4");
-	expect_weights(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1",
-		       "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
-		       "fare_maxflow test_per_session_loses_traffic: [1, 1, 1, 1]");
 	sim_fabric_free(&f);
 }
 
@@ -451,8 +477,8 @@ static void test_maxflow_fabric_throughput(void **state)
 	assert_true(sim_maxflow_pair(m, router(&f, "leaf2"), prefix(&f, "leaf1")) == GBPS(325));
 	sim_maxflow_free(m);
 	assert_true(fabs(pair_throughput(&f, SIM_RULE_DRAFT, "leaf2", "leaf1") - 1) < 1e-9);
-	assert_true(fabs(pair_throughput(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1") - 250.0 / 325) <
-		    1e-9);
+	assert_true(fabs(pair_throughput(&f, SIM_RULE_PER_SESSION, "leaf2", "leaf1") -
+			 250.0 / 325) < 1e-9);
 	assert_true(fabs(pair_throughput(&f, SIM_RULE_ECMP, "leaf2", "leaf1") - 100.0 / 325) < 1e-9);
 	sim_fabric_free(&f);
 }
@@ -470,7 +496,8 @@ static void test_all_to_one_reference(void **state)
 	/* 4 leaves, 2 spines, 100G; leaf1's links are the cut: 200G for 3 */
 	sim_fabric_init(&f);
 	assert_int_equal(sim_fabric_generate(&f, "clos3:leaves=4,spines=2,gbps=100", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			 0);
 	m = sim_maxflow_new(&f);
 	for (i = 0; i < 3; i++)
 		d[i] = (struct sim_demand){ router(&f, "leaf2") + i, prefix(&f, "leaf1"), 1 };
@@ -516,10 +543,9 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_and_write),
 		cmocka_unit_test(test_generators),
-		cmocka_unit_test(test_topotest_whitepaper),
-		cmocka_unit_test(test_topotest_clos3),
-		cmocka_unit_test(test_topotest_clos5),
-		cmocka_unit_test(test_topotest_wp5_traffic_maxflow),
+		cmocka_unit_test(test_topotest_weights),
+		cmocka_unit_test(test_topotest_advertised),
+		cmocka_unit_test(test_clos3_every_leaf),
 		cmocka_unit_test(test_maxflow_fabric_throughput),
 		cmocka_unit_test(test_all_to_one_reference),
 		cmocka_unit_test(test_event_updates),

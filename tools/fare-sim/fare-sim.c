@@ -153,8 +153,7 @@ static void summary(const struct sim_fabric *f)
 		else if (f->links[i].cur_bw < f->links[i].bw)
 			degraded++;
 	}
-	printf("fabric: %u routers, %u links, %u prefixes", f->n_routers, f->n_links,
-	       f->n_prefixes);
+	printf("fabric: %u routers, %u links, %u prefixes", f->n_routers, f->n_links, f->n_prefixes);
 	if (f->gpus)
 		printf(", %llu GPUs", (unsigned long long)f->gpus);
 	printf("; %u links down, %u degraded\n", down, degraded);
@@ -275,8 +274,8 @@ static void make_pattern(const struct sim_fabric *f, const struct opts *o, struc
 			perm[j] = t;
 		}
 		for (i = 0; i < n_src && (!o->pairs || pt->n < o->pairs); i++)
-			pt->d[pt->n++] =
-				(struct sim_demand){ src[i], own_prefix(f, src[perm[i]]), 1 };
+			pt->d[pt->n++] = (struct sim_demand){ src[i], own_prefix(f, src[perm[i]]),
+							      1 };
 		free(perm);
 	} else if (!strcmp(o->pattern, "pairs")) {
 		uint32_t want = o->pairs ? o->pairs : 16;
@@ -361,9 +360,15 @@ static void evaluate(const struct sim_fabric *f, const struct pattern *pt, const
 	if (!w)
 		die("out of memory");
 	for (t = 0; t < n_workers; t++) {
-		w[t] = (struct worker){ .f = f, .pt = pt, .group = group, .n_groups = n_groups,
-					.id = t, .n_workers = n_workers, .rule = rule,
-					.pairs = pairs, .opt = opt };
+		w[t] = (struct worker){ .f = f,
+					.pt = pt,
+					.group = group,
+					.n_groups = n_groups,
+					.id = t,
+					.n_workers = n_workers,
+					.rule = rule,
+					.pairs = pairs,
+					.opt = opt };
 		w[t].load = malloc(2 * f->n_links * sizeof(*w[t].load) + 1);
 		if (!w[t].load)
 			die("out of memory");
@@ -551,8 +556,8 @@ static int cmd_event(struct sim_fabric *f, const struct opts *o)
 		}
 		if (n)
 			printf("%-6u %8u %10llu %12llu %12llu %12llu\n", tier, n,
-			       (unsigned long long)u, (unsigned long long)mx,
-			       (unsigned long long)b, (unsigned long long)a);
+			       (unsigned long long)u, (unsigned long long)mx, (unsigned long long)b,
+			       (unsigned long long)a);
 	}
 	printf("(vectors: the most distinct weight vectors of a router of the tier)\n");
 	qsort(rows, f->n_routers, sizeof(*rows), ev_row_cmp);
@@ -561,8 +566,7 @@ static int cmd_event(struct sim_fabric *f, const struct opts *o)
 		if (!o->all && !rows[k].updates)
 			break;
 		printf("%-24s %10llu %12u %12u\n", f->routers[rows[k].router].name,
-		       (unsigned long long)rows[k].updates, rows[k].vec_before,
-		       rows[k].vec_after);
+		       (unsigned long long)rows[k].updates, rows[k].vec_before, rows[k].vec_after);
 	}
 	printf("time: %.2f s\n", now() - t0);
 	free(rows);

@@ -26,12 +26,12 @@
 
 /* How every router of a run weights its paths (doc/user/fare-sim.rst) */
 enum sim_rule {
-	SIM_RULE_ECMP,		/* equal split over the multipaths */
+	SIM_RULE_ECMP,		 /* equal split over the multipaths */
 	SIM_RULE_FRR_CUMULATIVE, /* FRR's link-bandwidth, `cumulative` */
-	SIM_RULE_DRAFT,		/* FARE draft mode, per neighbor (FARE-4) */
-	SIM_RULE_PER_SESSION,	/* FARE draft mode, per session */
-	SIM_RULE_AVERAGED,	/* FARE averaged mode (WP-1..3) */
-	SIM_RULE_CONFIG,	/* each router as the fabric file says */
+	SIM_RULE_DRAFT,		 /* FARE draft mode, per neighbor (FARE-4) */
+	SIM_RULE_PER_SESSION,	 /* FARE draft mode, per session */
+	SIM_RULE_AVERAGED,	 /* FARE averaged mode (WP-1..3) */
+	SIM_RULE_CONFIG,	 /* each router as the fabric file says */
 	SIM_RULE_MAX,
 };
 
@@ -40,10 +40,10 @@ struct sim_router {
 	uint32_t as;
 	int tier;
 	enum fare_role role;
-	bool fare;	 /* FARE configured (off: passes communities on) */
-	bool originate;	 /* originates a prefix of its own */
+	bool fare;	     /* FARE configured (off: passes communities on) */
+	bool originate;	     /* originates a prefix of its own */
 	double originate_bw; /* FARE-2's value (default the largest float) */
-	enum sim_rule rule; /* draft, per-session or averaged (config) */
+	enum sim_rule rule;  /* draft, per-session or averaged (config) */
 	uint32_t multihoming;
 	bool lower_transitive; /* FARE-9 option */
 	struct fare_wcmp_limits limits;
@@ -127,8 +127,8 @@ struct sim_adv {
 
 /* One router's state for one prefix */
 struct sim_rstate {
-	int32_t dist;	 /* AS hops from an origin, -1: no route */
-	uint8_t n_as;	 /* its best path's AS_PATH as received */
+	int32_t dist; /* AS hops from an origin, -1: no route */
+	uint8_t n_as; /* its best path's AS_PATH as received */
 	uint32_t as_path[SIM_MAX_AS];
 	uint32_t mp_start, n_mp; /* multipaths in sim_state.mp_adj[] */
 	bool wcmp;		 /* weighted (else equal split) */
@@ -150,12 +150,12 @@ struct sim_state {
 	 * route sent to a peer whose AS is in its AS_PATH (default off)
 	 */
 	bool sender_loop_detection;
-	uint32_t prefix;	/* the prefix last routed */
-	struct sim_rstate *r;	/* n_routers */
-	uint32_t *order;	/* routers by distance, reachable ones */
+	uint32_t prefix;      /* the prefix last routed */
+	struct sim_rstate *r; /* n_routers */
+	uint32_t *order;      /* routers by distance, reachable ones */
 	uint32_t n_order;
-	uint32_t *mp_adj;	/* adjacency index (into f->adj) per multipath */
-	uint32_t *mp_weight;	/* its weight */
+	uint32_t *mp_adj;    /* adjacency index (into f->adj) per multipath */
+	uint32_t *mp_weight; /* its weight */
 	uint32_t n_mp, cap_mp;
 	/* scratch */
 	uint32_t *queue;
@@ -185,8 +185,8 @@ struct sim_demand {
 };
 
 /* Link loads per direction: load[2 * link + (0: a->b, 1: b->a)] */
-void sim_flow_add(const struct sim_state *s, uint32_t prefix, const struct sim_demand *d,
-		  size_t n, double *load, double *lost);
+void sim_flow_add(const struct sim_state *s, uint32_t prefix, const struct sim_demand *d, size_t n,
+		  double *load, double *lost);
 /* The largest factor the demands can be scaled by before a link saturates */
 double sim_flow_lambda(const struct sim_fabric *f, const double *load);
 
@@ -205,10 +205,10 @@ double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_dem
 
 /* Per router (arrays of n_routers, the caller's) */
 struct sim_event {
-	uint64_t *updates;     /* UPDATEs it sends */
-	uint32_t *vec_before;  /* distinct weight vectors before the event */
-	uint32_t *vec_after;   /* and after */
-	uint32_t prefixes;     /* prefixes looked at */
+	uint64_t *updates;    /* UPDATEs it sends */
+	uint32_t *vec_before; /* distinct weight vectors before the event */
+	uint32_t *vec_after;  /* and after */
+	uint32_t prefixes;    /* prefixes looked at */
 };
 
 /* after: the same fabric (routers, links, prefixes) with the event

@@ -19,8 +19,8 @@
 #define LINE_MAX_WORDS 64
 
 static const char *const rule_names[SIM_RULE_MAX] = {
-	[SIM_RULE_ECMP] = "ecmp",	    [SIM_RULE_FRR_CUMULATIVE] = "frr-cumulative",
-	[SIM_RULE_DRAFT] = "draft",	    [SIM_RULE_PER_SESSION] = "per-session",
+	[SIM_RULE_ECMP] = "ecmp",	  [SIM_RULE_FRR_CUMULATIVE] = "frr-cumulative",
+	[SIM_RULE_DRAFT] = "draft",	  [SIM_RULE_PER_SESSION] = "per-session",
 	[SIM_RULE_AVERAGED] = "averaged", [SIM_RULE_CONFIG] = "config",
 };
 
@@ -246,19 +246,6 @@ static const char *kv(const char *w, const char *key)
 	return !strncmp(w, key, n) && w[n] == '=' ? w + n + 1 : NULL;
 }
 
-static int parse_limits(const char *w, struct fare_wcmp_limits *lim, bool *matched)
-{
-	const char *v;
-
-	*matched = true;
-	if ((v = kv(w, "max-weight")))
-		return parse_u32(v, &lim->max_weight) && lim->max_weight ? 0 : -1;
-	if ((v = kv(w, "max-members")))
-		return parse_u32(v, &lim->max_members) && lim->max_members ? 0 : -1;
-	*matched = false;
-	return 0;
-}
-
 static int parse_fare_rule(const char *v)
 {
 	int rule = sim_rule_parse(v);
@@ -266,6 +253,36 @@ static int parse_fare_rule(const char *v)
 	if (rule != SIM_RULE_DRAFT && rule != SIM_RULE_PER_SESSION && rule != SIM_RULE_AVERAGED)
 		return -1;
 	return rule;
+}
+
+/* The options a `fabric` and a `router` line share: max-weight=,
+ * max-members= (WP-3) and rule=. *matched: w was one of them.
+ */
+static int common_option(const char *w, struct fare_wcmp_limits *lim, enum sim_rule *rule,
+			 bool *matched, unsigned int ln, char *err, size_t errlen)
+{
+	const char *v;
+	uint32_t *field = NULL;
+	int r;
+
+	*matched = true;
+	if ((v = kv(w, "max-weight")))
+		field = &lim->max_weight;
+	else if ((v = kv(w, "max-members")))
+		field = &lim->max_members;
+	if (field) {
+		if (!parse_u32(v, field) || !*field)
+			return fail(err, errlen, ln, "bad value in '%s' (a positive integer)", w);
+		return 0;
+	}
+	if ((v = kv(w, "rule"))) {
+		if ((r = parse_fare_rule(v)) < 0)
+			return fail(err, errlen, ln, "rule '%s': draft, per-session or averaged", v);
+		*rule = r;
+		return 0;
+	}
+	*matched = false;
+	return 0;
 }
 
 static int line_fabric(struct sim_fabric *f, char **w, int n, unsigned int ln, char *err,
@@ -276,23 +293,12 @@ static int line_fabric(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 	if (f->n_routers)
 		return fail(err, errlen, ln, "`fabric` must come before the first router");
 	for (i = 1; i < n; i++) {
-		const char *v;
 		bool matched;
 
-		if (parse_limits(w[i], &f->limits, &matched) < 0)
-			return fail(err, errlen, ln, "bad value in '%s' (a positive integer)", w[i]);
-		if (matched)
-			continue;
-		if ((v = kv(w[i], "rule"))) {
-			int rule = parse_fare_rule(v);
-
-			if (rule < 0)
-				return fail(err, errlen, ln,
-					    "rule '%s': draft, per-session or averaged", v);
-			f->rule = rule;
-			continue;
-		}
-		return fail(err, errlen, ln, "unknown fabric option '%s'", w[i]);
+		if (common_option(w[i], &f->limits, &f->rule, &matched, ln, err, errlen) < 0)
+			return -1;
+		if (!matched)
+			return fail(err, errlen, ln, "unknown fabric option '%s'", w[i]);
 	}
 	return 0;
 }
@@ -317,8 +323,8 @@ static int line_router(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 		uint32_t u;
 		bool matched;
 
-		if (parse_limits(w[i], &r->limits, &matched) < 0)
-			return fail(err, errlen, ln, "bad value in '%s' (a positive integer)", w[i]);
+		if (common_option(w[i], &r->limits, &r->rule, &matched, ln, err, errlen) < 0)
+			return -1;
 		if (matched)
 			continue;
 		if ((v = kv(w[i], "as"))) {
@@ -337,15 +343,8 @@ static int line_router(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 			else if (!strcmp(v, "host"))
 				r->role = FARE_ROLE_HOST;
 			else
-				return fail(err, errlen, ln,
-					    "role '%s': node, super-spine or host", v);
-		} else if ((v = kv(w[i], "rule"))) {
-			int rule = parse_fare_rule(v);
-
-			if (rule < 0)
-				return fail(err, errlen, ln,
-					    "rule '%s': draft, per-session or averaged", v);
-			r->rule = rule;
+				return fail(err, errlen, ln, "role '%s': node, super-spine or host",
+					    v);
 		} else if ((v = kv(w[i], "fare"))) {
 			if (strcmp(v, "on") && strcmp(v, "off"))
 				return fail(err, errlen, ln, "fare '%s': on or off", v);
@@ -358,8 +357,8 @@ static int line_router(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 		} else if ((v = kv(w[i], "originate"))) {
 			r->originate = true;
 			if (!fare_bw_parse(v, &r->originate_bw))
-				return fail(err, errlen, ln, "originate '%s': a bandwidth (100G) or max",
-					    v);
+				return fail(err, errlen, ln,
+					    "originate '%s': a bandwidth (100G) or max", v);
 		} else if (!strcmp(w[i], "lower-transitive")) {
 			r->lower_transitive = true;
 		} else {
@@ -412,8 +411,8 @@ static int line_link(struct sim_fabric *f, char **w, int n, unsigned int ln, cha
 			boundary = 3;
 		} else if ((v = kv(w[i], "boundary"))) {
 			if (strcmp(v, w[1]) && strcmp(v, w[2]))
-				return fail(err, errlen, ln, "boundary=%s: one of the link's routers",
-					    v);
+				return fail(err, errlen, ln,
+					    "boundary=%s: one of the link's routers", v);
 			boundary |= strcmp(v, w[1]) ? 2 : 1;
 		} else if (!strcmp(w[i], "down")) {
 			down = true;
@@ -453,7 +452,8 @@ static int line_prefix(struct sim_fabric *f, char **w, int n, unsigned int ln, c
 			char *save = NULL, *tok, buf[1024];
 
 			snprintf(buf, sizeof(buf), "%s", v);
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (tok = strtok_r(buf, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
 				uint32_t *at = realloc(p->mh_at, (p->n_mh_at + 1) * sizeof(*at));
 
 				if (!at)
@@ -518,7 +518,8 @@ static int line_event(struct sim_fabric *f, char **w, int n, unsigned int ln, ch
 			l->cur_bw = 0;
 	}
 	if (!hits)
-		return fail(err, errlen, ln, "no link %s-%s%s", w[1], w[2], which ? " with that index" : "");
+		return fail(err, errlen, ln, "no link %s-%s%s", w[1], w[2],
+			    which ? " with that index" : "");
 	return 0;
 }
 
@@ -582,7 +583,8 @@ int sim_fabric_finish(struct sim_fabric *f, char *err, size_t errlen)
 		}
 	}
 	if (!f->n_prefixes)
-		return fail(err, errlen, 0, "no prefix: mark routers `originate` or add `prefix` lines");
+		return fail(err, errlen, 0,
+			    "no prefix: mark routers `originate` or add `prefix` lines");
 	if (number_parallel(f) < 0)
 		return fail(err, errlen, 0, "out of memory");
 	for (i = 0; i < f->n_links; i++) {
@@ -689,6 +691,15 @@ static int opt_parse(struct gen_opt *opts, const char *args, char *err, size_t e
 	return 0;
 }
 
+/* A generator's options parsed, its link bandwidth (gbps=) in bytes/s */
+static int gen_begin(struct gen_opt *o, const char *args, double *bw, char *err, size_t errlen)
+{
+	if (opt_parse(o, args, err, errlen) < 0)
+		return -1;
+	*bw = opt_get(o, "gbps") * 1e9 / 8;
+	return 0;
+}
+
 #define LEAF_AS(i)  (4200000000u + (i))
 #define SPINE_AS(p) (4210000000u + (p))
 #define SUPER_AS    64900u
@@ -698,33 +709,50 @@ static void name_fmt(char *buf, const char *fmt, uint32_t a, uint32_t b)
 	snprintf(buf, SIM_NAME_LEN, fmt, a, b);
 }
 
-/* clos3: leaves, spines, links (parallel per pair), gbps, gpus (per leaf) */
-static int gen_clos3(struct sim_fabric *f, const char *args, char *err, size_t errlen)
+/* Two tiers: L lower routers originating a prefix each, S upper ones, P
+ * parallel links between each pair. clos3: leaf1..L, spine1..S (AS 65000);
+ * scaleup: GPU servers s1..L in the host role (SUN-1), plane switches
+ * p1..S (an AS each), P sub-ports of a Y-cable.
+ */
+static void gen_two_tier(struct sim_fabric *f, uint32_t L, uint32_t S, uint32_t P, double bw,
+			 bool scaleup)
 {
-	struct gen_opt o[] = { { "leaves", 4 }, { "spines", 4 }, { "links", 1 }, { "gbps", 800 },
-			       { "gpus", 0 }, { NULL, 0 } };
-	uint32_t i, j, k, L, S, P;
 	char name[SIM_NAME_LEN];
-	double bw;
+	uint32_t i, j, k;
 
-	if (opt_parse(o, args, err, errlen) < 0)
-		return -1;
-	L = opt_get(o, "leaves");
-	S = opt_get(o, "spines");
-	P = opt_get(o, "links");
-	bw = opt_get(o, "gbps") * 1e9 / 8;
 	for (i = 1; i <= L; i++) {
-		name_fmt(name, "leaf%u", i, 0);
-		add_router(f, name, LEAF_AS(i), 0)->originate = true;
+		struct sim_router *r;
+
+		name_fmt(name, scaleup ? "s%u" : "leaf%u", i, 0);
+		r = add_router(f, name, LEAF_AS(i), 0);
+		r->originate = true;
+		if (scaleup)
+			r->role = FARE_ROLE_HOST;
 	}
 	for (j = 1; j <= S; j++) {
-		name_fmt(name, "spine%u", j, 0);
-		add_router(f, name, 65000, 1);
+		name_fmt(name, scaleup ? "p%u" : "spine%u", j, 0);
+		add_router(f, name, scaleup ? SPINE_AS(j) : 65000, 1);
 	}
 	for (i = 0; i < L; i++)
 		for (j = 0; j < S; j++)
 			for (k = 1; k <= P; k++)
 				add_link(f, i, L + j, bw, k, 0);
+}
+
+/* clos3: leaves, spines, links (parallel per pair), gbps, gpus (per leaf) */
+static int gen_clos3(struct sim_fabric *f, const char *args, char *err, size_t errlen)
+{
+	struct gen_opt o[] = { { "leaves", 4 }, { "spines", 4 }, { "links", 1 },
+			       { "gbps", 800 }, { "gpus", 0 },	 { NULL, 0 } };
+	uint32_t L, S, P;
+	double bw;
+
+	if (gen_begin(o, args, &bw, err, errlen) < 0)
+		return -1;
+	L = opt_get(o, "leaves");
+	S = opt_get(o, "spines");
+	P = opt_get(o, "links");
+	gen_two_tier(f, L, S, P, bw, false);
 	f->gpus = (uint64_t)L * (opt_get(o, "gpus") ? opt_get(o, "gpus") : S * P);
 	return 0;
 }
@@ -734,19 +762,18 @@ static int gen_clos3(struct sim_fabric *f, const char *args, char *err, size_t e
  */
 static int gen_clos5(struct sim_fabric *f, const char *args, char *err, size_t errlen)
 {
-	struct gen_opt o[] = { { "pods", 4 }, { "leaves", 4 }, { "spines", 4 }, { "supers", 2 },
-			       { "gbps", 800 }, { "gpus", 0 }, { NULL, 0 } };
+	struct gen_opt o[] = { { "pods", 4 },	{ "leaves", 4 }, { "spines", 4 }, { "supers", 2 },
+			       { "gbps", 800 }, { "gpus", 0 },	 { NULL, 0 } };
 	uint32_t p, i, j, k, P, L, S, K, leaf0, spine0, super0;
 	char name[SIM_NAME_LEN];
 	double bw;
 
-	if (opt_parse(o, args, err, errlen) < 0)
+	if (gen_begin(o, args, &bw, err, errlen) < 0)
 		return -1;
 	P = opt_get(o, "pods");
 	L = opt_get(o, "leaves");
 	S = opt_get(o, "spines");
 	K = opt_get(o, "supers");
-	bw = opt_get(o, "gbps") * 1e9 / 8;
 	leaf0 = f->n_routers;
 	for (p = 1; p <= P; p++)
 		for (i = 1; i <= L; i++) {
@@ -784,33 +811,13 @@ static int gen_scaleup(struct sim_fabric *f, const char *args, char *err, size_t
 {
 	struct gen_opt o[] = { { "servers", 4 }, { "planes", 4 }, { "subports", 2 },
 			       { "gbps", 400 },	 { "gpus", 8 },	  { NULL, 0 } };
-	uint32_t i, j, k, N, M, Y;
-	char name[SIM_NAME_LEN];
 	double bw;
 
-	if (opt_parse(o, args, err, errlen) < 0)
+	if (gen_begin(o, args, &bw, err, errlen) < 0)
 		return -1;
-	N = opt_get(o, "servers");
-	M = opt_get(o, "planes");
-	Y = opt_get(o, "subports");
-	bw = opt_get(o, "gbps") * 1e9 / 8;
-	for (i = 1; i <= N; i++) {
-		struct sim_router *r;
-
-		name_fmt(name, "s%u", i, 0);
-		r = add_router(f, name, LEAF_AS(i), 0);
-		r->originate = true;
-		r->role = FARE_ROLE_HOST;
-	}
-	for (j = 1; j <= M; j++) {
-		name_fmt(name, "p%u", j, 0);
-		add_router(f, name, SPINE_AS(j), 1);
-	}
-	for (i = 0; i < N; i++)
-		for (j = 0; j < M; j++)
-			for (k = 1; k <= Y; k++)
-				add_link(f, i, N + j, bw, k, 0);
-	f->gpus = (uint64_t)N * opt_get(o, "gpus");
+	gen_two_tier(f, opt_get(o, "servers"), opt_get(o, "planes"), opt_get(o, "subports"), bw,
+		     true);
+	f->gpus = (uint64_t)opt_get(o, "servers") * opt_get(o, "gpus");
 	return 0;
 }
 
@@ -906,7 +913,8 @@ void sim_fabric_write(const struct sim_fabric *f, FILE *out)
 		if (l->boundary == 3)
 			fprintf(out, " boundary");
 		else if (l->boundary)
-			fprintf(out, " boundary=%s", f->routers[l->boundary == 1 ? l->a : l->b].name);
+			fprintf(out, " boundary=%s",
+				f->routers[l->boundary == 1 ? l->a : l->b].name);
 		fprintf(out, "\n");
 	}
 	for (i = 0; i < f->n_links; i++) {

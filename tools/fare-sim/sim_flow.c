@@ -10,8 +10,8 @@
 
 #include "fare_sim.h"
 
-void sim_flow_add(const struct sim_state *s, uint32_t prefix, const struct sim_demand *d,
-		  size_t n, double *load, double *lost)
+void sim_flow_add(const struct sim_state *s, uint32_t prefix, const struct sim_demand *d, size_t n,
+		  double *load, double *lost)
 {
 	const struct sim_fabric *f = s->f;
 	double *amt = s->amount;
@@ -81,18 +81,17 @@ struct sim_maxflow {
 	uint32_t *start; /* CSR: arcs of node v in [start[v], start[v + 1]) */
 	struct arc *arcs;
 	uint32_t n_arcs;
-	uint32_t *link_arc;   /* the a->b arc of each link; b->a is its pair */
-	uint32_t *src_arc;    /* super-source -> router */
-	uint32_t *sink_arc;   /* router -> super-sink */
-	uint32_t *rev;	      /* the reverse of each arc */
+	uint32_t *link_arc; /* the a->b arc of each link; b->a is its pair */
+	uint32_t *src_arc;  /* super-source -> router */
+	uint32_t *sink_arc; /* router -> super-sink */
+	uint32_t *rev;	    /* the reverse of each arc */
 	int32_t *level;
 	uint32_t *it, *queue;
 };
 
 #define FLOW_INF (INT64_MAX / 4)
 
-static void arc_pair(struct sim_maxflow *m, uint32_t *fill, uint32_t u, uint32_t v,
-		     uint32_t *out)
+static void arc_pair(struct sim_maxflow *m, uint32_t *fill, uint32_t u, uint32_t v, uint32_t *out)
 {
 	uint32_t a = m->start[u] + fill[u]++, b = m->start[v] + fill[v]++;
 

@@ -41,8 +41,8 @@ int sim_state_init(struct sim_state *s, const struct sim_fabric *f)
 	s->cap_mp = 2 * f->n_links + 1;
 	s->mp_adj = calloc(s->cap_mp, sizeof(*s->mp_adj));
 	s->mp_weight = calloc(s->cap_mp, sizeof(*s->mp_weight));
-	if (!s->r || !s->order || !s->queue || !s->amount || !s->in || !s->path_bw ||
-	    !s->weights || !s->bw || !s->mp_adj || !s->mp_weight) {
+	if (!s->r || !s->order || !s->queue || !s->amount || !s->in || !s->path_bw || !s->weights ||
+	    !s->bw || !s->mp_adj || !s->mp_weight) {
 		sim_state_free(s);
 		return -1;
 	}
@@ -116,8 +116,7 @@ static enum sim_rule rule_of(const struct sim_state *s, uint32_t r)
 
 static bool fare_rule(enum sim_rule rule)
 {
-	return rule == SIM_RULE_DRAFT || rule == SIM_RULE_PER_SESSION ||
-	       rule == SIM_RULE_AVERAGED;
+	return rule == SIM_RULE_DRAFT || rule == SIM_RULE_PER_SESSION || rule == SIM_RULE_AVERAGED;
 }
 
 /* bgp_fare_announce.c: a value for the wire, "max" stays max (FARE-2) */
