@@ -507,6 +507,33 @@ static void test_all_to_one_reference(void **state)
 	sim_fabric_free(&f);
 }
 
+/* SUN-1: a GPU server is never transit, in the routes and the max-flow */
+static void test_scaleup_no_host_transit(void **state)
+{
+	struct sim_fabric f;
+	struct sim_maxflow *m;
+	struct sim_state s;
+	char err[SIM_ERR_LEN];
+
+	(void)state;
+	sim_fabric_init(&f);
+	assert_int_equal(sim_fabric_generate(&f, "scaleup:servers=3,planes=2,subports=1", err,
+					     sizeof(err)),
+			 0);
+	/* s1 reaches only p2, s2 only p1: through s3 alone */
+	event(&f, "fail s1 p1");
+	event(&f, "fail s2 p2");
+	m = sim_maxflow_new(&f);
+	assert_true(sim_maxflow_pair(m, router(&f, "s1"), prefix(&f, "s2")) == 0);
+	assert_true(sim_maxflow_pair(m, router(&f, "s1"), prefix(&f, "s3")) == GBPS(400));
+	sim_maxflow_free(m);
+	assert_int_equal(sim_state_init(&s, &f), 0);
+	sim_route_prefix(&s, prefix(&f, "s2"), SIM_RULE_DRAFT);
+	assert_int_equal(s.r[router(&f, "s1")].dist, -1);
+	sim_state_free(&s);
+	sim_fabric_free(&f);
+}
+
 /* whitepaper, L4 fails: spine2's value drops, it tells leaf2 on both
  * sessions; leaf2's own advertisement (n_out 0: capped at the link) stays
  */
@@ -548,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_clos3_every_leaf),
 		cmocka_unit_test(test_maxflow_fabric_throughput),
 		cmocka_unit_test(test_all_to_one_reference),
+		cmocka_unit_test(test_scaleup_no_host_transit),
 		cmocka_unit_test(test_event_updates),
 	};
 

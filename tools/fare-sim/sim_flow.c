@@ -188,6 +188,34 @@ static void flow_reset(struct sim_maxflow *m)
 	}
 }
 
+/* SUN-1: a host (a GPU server) is never transit: its links carry what it
+ * sends as a source and what it receives as a sink, nothing through it.
+ * Called once the sources and sinks are set.
+ */
+static void flow_no_host_transit(struct sim_maxflow *m)
+{
+	const struct sim_fabric *f = m->f;
+	uint32_t i;
+
+	for (i = 0; i < f->n_links; i++) {
+		const struct sim_link *l = &f->links[i];
+		struct arc *ab = &m->arcs[m->link_arc[i]], *ba = &m->arcs[m->rev[m->link_arc[i]]];
+
+		if (f->routers[l->a].role == FARE_ROLE_HOST) {
+			if (!m->arcs[m->src_arc[l->a]].cap)
+				ab->cap = 0;
+			if (!m->arcs[m->sink_arc[l->a]].cap)
+				ba->cap = 0;
+		}
+		if (f->routers[l->b].role == FARE_ROLE_HOST) {
+			if (!m->arcs[m->src_arc[l->b]].cap)
+				ba->cap = 0;
+			if (!m->arcs[m->sink_arc[l->b]].cap)
+				ab->cap = 0;
+		}
+	}
+}
+
 static bool flow_bfs(struct sim_maxflow *m)
 {
 	uint32_t head = 0, tail = 0, v, i;
@@ -263,6 +291,7 @@ double sim_maxflow_pair(struct sim_maxflow *m, uint32_t src, uint32_t prefix)
 	if (m->arcs[m->sink_arc[src]].cap)
 		return INFINITY; /* the source is an origin */
 	m->arcs[m->src_arc[src]].cap = FLOW_INF;
+	flow_no_host_transit(m);
 	return flow_run(m);
 }
 
@@ -282,6 +311,7 @@ double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_dem
 		m->arcs[m->src_arc[d[i].src]].cap = FLOW_INF;
 		total += d[i].amount;
 	}
+	flow_no_host_transit(m);
 	if (total > 0)
 		hi = flow_run(m) / total;
 	/* bisection on lambda: every source at lambda * amount at once */
@@ -298,6 +328,7 @@ double sim_maxflow_concurrent_to_one(struct sim_maxflow *m, const struct sim_dem
 			m->arcs[m->src_arc[d[i].src]].cap += c;
 			want += (double)c;
 		}
+		flow_no_host_transit(m);
 		if (flow_run(m) >= want)
 			lo = mid;
 		else
