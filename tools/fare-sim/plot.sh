@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fare-sim: throughput against link failure rate for each rule, as PNG
+# fare-sim: throughput against link failure rate for each rule and each
+# pattern (permutation, all-to-one, 64 single pairs), as PNG
 # plots (gnuplot, Debian: gnuplot-nox) in doc/user/figures/ (or OUTDIR),
 # with their data (.dat). Not part of the test run (doc/user/fare-sim.rst).
 #
@@ -19,9 +20,11 @@ command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot not found (Debian: apt
 [ -x "$SIM" ] || { echo "plot.sh: $SIM not built (scripts/build.sh)" >&2; exit 1; }
 mkdir -p "$OUT"
 
-for pattern in permutation all-to-one; do
+for pattern in permutation all-to-one pairs; do
 	dat=$OUT/fare-sim-$pattern.dat
-	echo "# $FABRIC, pattern $pattern, mean of $SEEDS seeds; halved links: twice the failure rate" >"$dat"
+	extra=()
+	[ "$pattern" != pairs ] || extra=(--pairs 64) # 64 random pairs, each alone
+	echo "# $FABRIC, pattern $pattern ${extra[*]}, mean of $SEEDS seeds; halved links: twice the failure rate" >"$dat"
 	echo "fail ${RULES[*]}" >>"$dat"
 	for f in $RATES; do
 		h=$(awk -v f="$f" 'BEGIN { print 2 * f }')
@@ -29,7 +32,7 @@ for pattern in permutation all-to-one; do
 		for rule in "${RULES[@]}"; do
 			sum=0
 			for seed in $(seq 1 "$SEEDS"); do
-				v=$("$SIM" eval "$FABRIC" --pattern "$pattern" --fail-rate "$f" \
+				v=$("$SIM" eval "$FABRIC" --pattern "$pattern" --fail-rate "$f" "${extra[@]}" \
 					--halve-rate "$h" --seed "$seed" --rules "$rule" --csv | cut -d, -f5)
 				sum=$(awk -v a="$sum" -v b="$v" 'BEGIN { print a + b }')
 			done
@@ -47,7 +50,7 @@ set format x "%.0f%%"
 set yrange [0:1.05]
 set key bottom left
 set grid
-plot for [i=2:6] "$dat" using (\$1*100):i with linespoints lw 2 dt (i-1) pt (i+4) title columnhead(i)
+plot for [i=2:6] "$dat" using (\$1*100):i with linespoints lw 2 pt (i+4) ps 1.2 title columnhead(i)
 GP
 	echo "plot: $OUT/fare-sim-$pattern.png ($dat)"
 done

@@ -188,9 +188,12 @@ static void flow_reset(struct sim_maxflow *m)
 	}
 }
 
-/* SUN-1: a host (a GPU server) is never transit: its links carry what it
- * sends as a source and what it receives as a sink, nothing through it.
- * Called once the sources and sinks are set.
+/* An edge router (one that originates a prefix: a leaf, a GPU server) is
+ * never transit: its links carry what it sends as a source and what it
+ * receives as a sink, nothing through it. BGP never routes through one in
+ * these fabrics (the spines' common AS, a host's SUN-1 role), so the
+ * reference counts only paths a routing could use. Called once the
+ * sources and sinks are set.
  */
 static void flow_no_host_transit(struct sim_maxflow *m)
 {
@@ -201,13 +204,13 @@ static void flow_no_host_transit(struct sim_maxflow *m)
 		const struct sim_link *l = &f->links[i];
 		struct arc *ab = &m->arcs[m->link_arc[i]], *ba = &m->arcs[m->rev[m->link_arc[i]]];
 
-		if (f->routers[l->a].role == FARE_ROLE_HOST) {
+		if (f->routers[l->a].originate) {
 			if (!m->arcs[m->src_arc[l->a]].cap)
 				ab->cap = 0;
 			if (!m->arcs[m->sink_arc[l->a]].cap)
 				ba->cap = 0;
 		}
-		if (f->routers[l->b].role == FARE_ROLE_HOST) {
+		if (f->routers[l->b].originate) {
 			if (!m->arcs[m->src_arc[l->b]].cap)
 				ba->cap = 0;
 			if (!m->arcs[m->sink_arc[l->b]].cap)
