@@ -124,6 +124,7 @@ make -C "$BUILD/core" -j"$JOBS" >"$BUILD/core-make.log" 2>&1 &&
 	make -C "$BUILD/core" install >>"$BUILD/core-make.log" 2>&1 ||
 	{ grep -E ': error:|\*\*\*|: warning:' "$BUILD/core-make.log" | head -n 40; exit 1; }
 log "data-plane agent installed: $PREFIX/sbin/fare-dpd, $PREFIX/bin/fare-dp, $PREFIX/lib/libfaredp.a"
+install -D -m 0755 "$BUILD/core/tools/fare-sim/fare-sim" "$PREFIX/bin/fare-sim"
 log "fabric simulator installed: $PREFIX/bin/fare-sim"
 
 # --- operator tools: fare-metrics, FARE's show output in the Prometheus
