@@ -143,6 +143,8 @@ struct sim_rstate {
 	bool originated;
 };
 
+#define SIM_WIRE_CACHE_BITS 12
+
 struct sim_state {
 	const struct sim_fabric *f;
 	enum sim_rule rule;
@@ -158,7 +160,13 @@ struct sim_state {
 	uint32_t *mp_weight; /* its weight */
 	uint32_t n_mp, cap_mp;
 	/* scratch */
-	uint32_t *queue;
+	uint32_t *peer_first; /* scratch, all UINT32_MAX between uses */
+	uint8_t *link_mark;   /* scratch, all 0 between uses */
+	struct {
+		uint32_t bits;
+		bool valid;
+		double value;
+	} wire_cache[1 << SIM_WIRE_CACHE_BITS];
 	double *amount; /* traffic at each router */
 	struct fare_path_in *in;
 	double *path_bw;

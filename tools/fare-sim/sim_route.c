@@ -32,7 +32,8 @@ int sim_state_init(struct sim_state *s, const struct sim_fabric *f)
 	s->f = f;
 	s->r = calloc(f->n_routers, sizeof(*s->r));
 	s->order = calloc(f->n_routers, sizeof(*s->order));
-	s->queue = calloc(f->n_routers, sizeof(*s->queue));
+	s->peer_first = malloc((f->n_routers + 1) * sizeof(*s->peer_first));
+	s->link_mark = calloc(f->n_links + 1, sizeof(*s->link_mark));
 	s->amount = calloc(f->n_routers, sizeof(*s->amount));
 	s->in = calloc(SIM_MAX_PATHS, sizeof(*s->in));
 	s->path_bw = calloc(SIM_MAX_PATHS, sizeof(*s->path_bw));
@@ -41,11 +42,12 @@ int sim_state_init(struct sim_state *s, const struct sim_fabric *f)
 	s->cap_mp = 2 * f->n_links + 1;
 	s->mp_adj = calloc(s->cap_mp, sizeof(*s->mp_adj));
 	s->mp_weight = calloc(s->cap_mp, sizeof(*s->mp_weight));
-	if (!s->r || !s->order || !s->queue || !s->amount || !s->in || !s->path_bw || !s->weights ||
-	    !s->bw || !s->mp_adj || !s->mp_weight) {
+	if (!s->r || !s->order || !s->peer_first || !s->link_mark || !s->amount || !s->in ||
+	    !s->path_bw || !s->weights || !s->bw || !s->mp_adj || !s->mp_weight) {
 		sim_state_free(s);
 		return -1;
 	}
+	memset(s->peer_first, 0xff, (f->n_routers + 1) * sizeof(*s->peer_first));
 	return 0;
 }
 
@@ -53,7 +55,8 @@ void sim_state_free(struct sim_state *s)
 {
 	free(s->r);
 	free(s->order);
-	free(s->queue);
+	free(s->peer_first);
+	free(s->link_mark);
 	free(s->amount);
 	free(s->in);
 	free(s->path_bw);
@@ -117,6 +120,23 @@ static enum sim_rule rule_of(const struct sim_state *s, uint32_t r)
 static bool fare_rule(enum sim_rule rule)
 {
 	return rule == SIM_RULE_DRAFT || rule == SIM_RULE_PER_SESSION || rule == SIM_RULE_AVERAGED;
+}
+
+/* fare_bw_wire_value() (the core's reading of a received float), through
+ * a direct-mapped cache: a fabric has few distinct values
+ */
+static double wire_value(struct sim_state *s, float v)
+{
+	uint32_t bits, slot;
+
+	memcpy(&bits, &v, sizeof(bits));
+	slot = (bits * 2654435761u) >> (32 - SIM_WIRE_CACHE_BITS);
+	if (!s->wire_cache[slot].valid || s->wire_cache[slot].bits != bits) {
+		s->wire_cache[slot].bits = bits;
+		s->wire_cache[slot].value = fare_bw_wire_value(v);
+		s->wire_cache[slot].valid = true;
+	}
+	return s->wire_cache[slot].value;
 }
 
 /* bgp_fare_announce.c: a value for the wire, "max" stays max (FARE-2) */
@@ -284,27 +304,30 @@ static void route_bgp(struct sim_state *s, const struct sim_prefix *p)
  * router, up, not a source of its multipaths, not a boundary, not to an
  * AS in the best path.
  */
-static unsigned int eligible_outgoing(const struct sim_state *s, uint32_t r)
+static unsigned int eligible_outgoing(struct sim_state *s, uint32_t r)
 {
 	const struct sim_router *rt = &s->f->routers[r];
 	const struct sim_rstate *rr = &s->r[r];
 	unsigned int n = 0, i, j, k;
 
+	/* the multipaths' links, marked in s->link_mark[] meanwhile */
+	for (j = 0; j < rr->n_mp; j++)
+		s->link_mark[s->f->adj[s->mp_adj[rr->mp_start + j]].link] = 1;
 	for (i = rt->adj_start; i < rt->adj_start + rt->adj_n; i++) {
 		const struct sim_adj *a = &s->f->adj[i];
 		uint32_t as = s->f->routers[a->peer].as;
-		bool skip = false;
+		bool skip = s->link_mark[a->link];
 
 		if (!link_up(s->f, a->link) || sim_boundary(s->f, a->link, r))
 			continue;
-		for (j = 0; j < rr->n_mp && !skip; j++)
-			skip = s->f->adj[s->mp_adj[rr->mp_start + j]].link == a->link;
 		/* aspath_loop_check() on the best path's AS_PATH */
 		for (k = 0; k < rr->n_as && !skip; k++)
 			skip = rr->as_path[k] == as;
 		if (!skip)
 			n++;
 	}
+	for (j = 0; j < rr->n_mp; j++)
+		s->link_mark[s->f->adj[s->mp_adj[rr->mp_start + j]].link] = 0;
 	return n;
 }
 
@@ -390,31 +413,31 @@ static void route_fare(struct sim_state *s, uint32_t r, const struct sim_prefix 
 					     : ga(s->f->routers[adv.writer].as) == ga(want);
 
 			in->t_state = fresh ? FARE_PB_PRESENT : FARE_PB_STALE;
-			in->t_bw = fare_bw_wire_value(adv.value);
+			in->t_bw = wire_value(s, adv.value);
 		}
 		if (adv.nt_present) {
 			in->nt_state = FARE_PB_PRESENT;
-			in->nt_bw = fare_bw_wire_value(adv.nt_value);
+			in->nt_bw = wire_value(s, adv.nt_value);
 		}
 		in->ignored = sim_boundary(s->f, a->link, r); /* FARE-11 */
 	}
 	/* draft mode: parallel links to one neighbor router, one group
-	 * (fare_group_neighbors(): the index + 1 of its first path)
+	 * (fare_group_neighbors(): the index + 1 of its first path);
+	 * s->peer_first[] maps a peer to its first path here
 	 */
 	for (j = 0; rule == SIM_RULE_DRAFT && j < n; j++) {
 		uint32_t peer = s->f->adj[s->mp_adj[rr->mp_start + j]].peer;
+		uint32_t first = s->peer_first[peer];
 
-		if (s->in[j].neighbor_group)
+		if (first == UINT32_MAX) {
+			s->peer_first[peer] = j;
 			continue;
-		for (k = j + 1; k < n; k++)
-			if (s->f->adj[s->mp_adj[rr->mp_start + k]].peer == peer)
-				break;
-		if (k == n)
-			continue;
-		for (k = j; k < n; k++)
-			if (s->f->adj[s->mp_adj[rr->mp_start + k]].peer == peer)
-				s->in[k].neighbor_group = j + 1;
+		}
+		s->in[first].neighbor_group = first + 1;
+		s->in[j].neighbor_group = first + 1;
 	}
+	for (j = 0; rule == SIM_RULE_DRAFT && j < n; j++)
+		s->peer_first[s->f->adj[s->mp_adj[rr->mp_start + j]].peer] = UINT32_MAX;
 	fare_prefix_compute(s->in, n, &params, s->path_bw, s->weights, &out);
 	rr->wcmp = out.wcmp;
 	for (j = 0; j < n; j++)
