@@ -18,7 +18,9 @@ run() {
 	echo "\$ fare-sim $*"
 	/usr/bin/time -v "$SIM" "$@" 2>"$log"
 	sed -n 's/^\s*Elapsed (wall clock) time (h:mm:ss or m:ss): /wall clock: /p;
+		s/^\s*User time (seconds): /CPU user (s): /p;
 		s/^\s*Maximum resident set size (kbytes): /peak memory (kB): /p' "$log"
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	rm -f "$log"
 	echo
 }
