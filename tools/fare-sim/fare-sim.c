@@ -48,6 +48,8 @@ static const char usage_text[] =
 	"  --csv             eval: one line per rule: pattern,fail,halve,rule,throughput\n"
 	"  --all             event: every router (default: the 20 that send most)\n"
 	"  --jobs N          eval: threads (default 2)\n"
+	"  --top N           eval (not pairs): each rule's N most loaded link directions,\n"
+	"                    load / capacity with the demands at the reference\n"
 	"  --sender-loop-detection  event: no UPDATE to a peer whose AS is in the\n"
 	"                    AS_PATH (bgpd's neighbor sender-as-path-loop-detection)\n"
 	"\n"
@@ -71,7 +73,7 @@ struct opts {
 	int rule;
 	bool rules[SIM_RULE_MAX];
 	const char *pattern, *dst, *prefix, *router;
-	uint32_t pairs, prefixes;
+	uint32_t pairs, prefixes, top;
 	bool csv, all, sender_loop;
 	unsigned int jobs;
 };
@@ -349,9 +351,50 @@ static void *worker_run(void *arg)
  * (all demands at once), or for pairs the mean and worst of their
  * throughputs
  */
+static const double *sort_util;
+
+static int util_cmp(const void *a, const void *b)
+{
+	double x = sort_util[*(const uint32_t *)a], y = sort_util[*(const uint32_t *)b];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* --top N: the N link directions with the most load for their capacity
+ * when the demands are at the reference (above 1: overloaded there)
+ */
+static void print_top(const struct sim_fabric *f, const double *load, double ref, uint32_t top)
+{
+	uint32_t n = 2 * f->n_links, i, *idx = malloc((n + 1) * sizeof(*idx));
+	double *util = malloc((n + 1) * sizeof(*util));
+
+	if (!idx || !util)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		double cap = f->links[i / 2].cur_bw;
+
+		idx[i] = i;
+		util[i] = cap > 0 ? load[i] * ref / cap : 0;
+	}
+	sort_util = util;
+	qsort(idx, n, sizeof(*idx), util_cmp);
+	for (i = 0; i < top && i < n && util[idx[i]] > 0; i++) {
+		const struct sim_link *l = &f->links[idx[i] / 2];
+		uint32_t from = idx[i] % 2 ? l->b : l->a, to = idx[i] % 2 ? l->a : l->b;
+		char buf[32];
+
+		fare_bw_format(buf, sizeof(buf), l->cur_bw);
+		printf("    %s -> %s #%u (%s): %.3f\n", f->routers[from].name, f->routers[to].name,
+		       l->parallel, buf, util[idx[i]]);
+	}
+	free(idx);
+	free(util);
+}
+
 static void evaluate(const struct sim_fabric *f, const struct pattern *pt, const size_t *group,
 		     size_t n_groups, enum sim_rule rule, bool pairs, const double *opt,
-		     unsigned int n_workers, double *thr, double *worst, double *lost)
+		     unsigned int n_workers, double *load_out, double *thr, double *worst,
+		     double *lost)
 {
 	struct worker *w = calloc(n_workers, sizeof(*w));
 	unsigned int t;
@@ -393,6 +436,8 @@ static void evaluate(const struct sim_fabric *f, const struct pattern *pt, const
 		*thr /= pt->n;
 	else
 		*thr = opt[0] > 0 ? fmin(sim_flow_lambda(f, w[0].load) / opt[0], 1) : 0;
+	if (load_out)
+		memcpy(load_out, w[0].load, 2 * f->n_links * sizeof(*load_out));
 	for (t = 0; t < n_workers; t++)
 		free(w[t].load);
 	free(w);
@@ -405,11 +450,15 @@ static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 	double *opt, t0 = now(), t_opt, total = 0;
 	bool pairs = !strcmp(o->pattern, "pairs");
 	size_t i, *group, n_groups = 0;
+	double *top_load = NULL;
 	int rule;
 
 	if (!mf)
 		die("out of memory");
 	make_pattern(f, o, &pt);
+	if (o->top && !pairs && !o->csv &&
+	    !(top_load = calloc(2 * f->n_links + 1, sizeof(*top_load))))
+		die("out of memory");
 	group = calloc(pt.n + 1, sizeof(*group));
 	if (!group)
 		die("out of memory");
@@ -455,7 +504,8 @@ static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 
 		if (!o->rules[rule])
 			continue;
-		evaluate(f, &pt, group, n_groups, rule, pairs, opt, o->jobs, &thr, &worst, &lost);
+		evaluate(f, &pt, group, n_groups, rule, pairs, opt, o->jobs, top_load, &thr, &worst,
+			 &lost);
 		if (!pairs && lost > 0)
 			thr = 0; /* a demand without a route */
 		if (o->csv)
@@ -467,10 +517,13 @@ static int cmd_eval(struct sim_fabric *f, const struct opts *o)
 		else
 			printf("%-15s %10.4f %10s %8.4f %8.2f\n", sim_rule_str(rule), thr, "",
 			       lost / total, now() - t1);
+		if (top_load)
+			print_top(f, top_load, opt[0], o->top);
 	}
 	if (!o->csv)
 		printf("total: %.2f s\n", now() - t0);
 	free(opt);
+	free(top_load);
 	free(group);
 	free(pt.d);
 	sim_maxflow_free(mf);
@@ -616,6 +669,7 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 't' },
 		{ "sender-loop-detection", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
@@ -660,12 +714,13 @@ int main(int argc, char **argv)
 			o.pattern = optarg;
 			break;
 		case 'n':
-		case 'N': {
+		case 'N':
+		case 't': {
 			unsigned long v = strtoul(optarg, &end, 10);
 
 			if (*end || !v || v > UINT32_MAX)
-				die("--pairs, --prefixes: a positive number");
-			*(c == 'n' ? &o.pairs : &o.prefixes) = (uint32_t)v;
+				die("--pairs, --prefixes, --top: a positive number");
+			*(c == 'n' ? &o.pairs : c == 'N' ? &o.prefixes : &o.top) = (uint32_t)v;
 			break;
 		}
 		case 'j': {
