@@ -157,6 +157,8 @@ static void test_parse_errors(void **state)
 	expect_error("router a as=1 originate\nrouter b as=2\nlink a b 1G boundary=c\n",
 		     "line 3: boundary=c");
 	expect_error("router a as=1\n", "no prefix");
+	expect_error("router a as=1 originate\nprefix a a\n",
+		     "prefix 'a': also the name of a router");
 }
 
 static void test_parse_and_write(void **state)

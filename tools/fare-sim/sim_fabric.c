@@ -573,7 +573,15 @@ int sim_fabric_finish(struct sim_fabric *f, char *err, size_t errlen)
 			r->rule = f->rule;
 		r->adj_n = 0;
 		if (r->originate) {
-			struct sim_prefix *p = add_prefix(f, r->name);
+			struct sim_prefix *p;
+			uint32_t k;
+
+			for (k = 0; k < f->n_prefixes; k++)
+				if (!strcmp(f->prefixes[k].name, r->name))
+					return fail(err, errlen, 0,
+						    "prefix '%s': also the name of a router that originates",
+						    r->name);
+			p = add_prefix(f, r->name);
 
 			p->origins = malloc(sizeof(*p->origins));
 			if (!p->origins)
