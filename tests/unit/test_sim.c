@@ -240,102 +240,53 @@ static void test_generators(void **state)
 /* ---- validation against the topotests ---------------------------------------- */
 
 /*
- * One case: on a fresh copy of the fabric, the settings and the events
- * (';'-separated: "ROUTER max-members=N", "ROUTER lower-transitive", or a
- * fail/degrade/restore statement), then the router's weights for the
- * prefix under the rule: what the topotest cited asserts in the kernel.
+ * The cases of topotests/fare/expected_weights.txt, the file the topotests
+ * read their expected kernel weights from: on a fresh copy of the fabric,
+ * the steps (';'-separated: "ROUTER max-members=N", "ROUTER
+ * lower-transitive", or a fail/degrade/restore statement), then the
+ * router's weights for the prefix under the rule.
  */
+#ifndef SIM_EXPECTED_FILE
+#define SIM_EXPECTED_FILE "topotests/fare/expected_weights.txt"
+#endif
+
 struct topo_case {
-	const char *fabric;
-	enum sim_rule rule;
-	const char *steps;
-	const char *router, *prefix, *want;
-	const char *where; /* the topotest's test and assertion */
+	char name[64], fabric[64], rule[32], steps[256], router[SIM_NAME_LEN], prefix[SIM_NAME_LEN],
+		want[512], where[512];
 };
 
-#define WP_3344 "wcmp spine1#1=3 spine1#2=3 spine2#1=4 spine2#2=4"
+static char *trim(char *s)
+{
+	char *e;
 
-static const struct topo_case topo_cases[] = {
-	/* topotests/fare_whitepaper/test_fare_whitepaper.py (averaged, WP-4) */
-	{ "whitepaper.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1", WP_3344,
-	  "fare_whitepaper test_wp4_worked_example: _expect [3, 3, 4, 4]" },
-	{ "whitepaper.fab", SIM_RULE_CONFIG, NULL, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=2",
-	  "fare_whitepaper test_wp4_worked_example: spine1 to-leaf1-1 1, to-leaf1-2 2" },
-	{ "whitepaper.fab", SIM_RULE_CONFIG, "leaf2 max-members=12", "leaf2", "leaf1",
-	  "wcmp spine1#1=2 spine1#2=2 spine2#1=3 spine2#2=3",
-	  "fare_whitepaper test_wcmp_member_limit: max-members 12, [2, 2, 3, 3]" },
-	{ "whitepaper.fab", SIM_RULE_CONFIG, "leaf2 max-members=2", "leaf2", "leaf1",
-	  "wcmp spine1#1=0 spine1#2=0 spine2#1=1 spine2#2=1",
-	  "fare_whitepaper test_wcmp_member_limit: max-members 2, to-spine2-1 1, to-spine2-2 1" },
-	{ "whitepaper.fab", SIM_RULE_CONFIG, "fail spine2 leaf1 2", "leaf2", "leaf1",
-	  "wcmp spine1#1=3 spine1#2=3 spine2#1=2 spine2#2=2",
-	  "fare_whitepaper test_failure_averaged: [3, 3, 2, 2]" },
-	{ "whitepaper.fab", SIM_RULE_CONFIG, "degrade leaf1 spine1 50G 2", "leaf2", "leaf1",
-	  "wcmp spine1#1=1 spine1#2=1 spine2#1=2 spine2#2=2",
-	  "fare_whitepaper test_degradation_averaged: [1, 1, 2, 2]" },
-	{ "whitepaper.fab", SIM_RULE_DRAFT, NULL, "leaf2", "leaf1", WP_3344,
-	  "fare_whitepaper test_draft_mode_on_the_same_fabric: draft, [3, 3, 4, 4]" },
-	{ "whitepaper.fab", SIM_RULE_PER_SESSION, NULL, "leaf2", "leaf1",
-	  "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
-	  "fare_whitepaper test_draft_mode_on_the_same_fabric: per-session, [1, 1, 1, 1]" },
-	{ "whitepaper.fab", SIM_RULE_DRAFT, "degrade spine1 leaf2 400G;degrade spine2 leaf2 400G",
-	  "leaf2", "leaf1", WP_3344,
-	  "fare_whitepaper test_draft_mode_on_the_same_fabric: 400G to leaf2, [3, 3, 4, 4]" },
-	/* topotests/fare_clos3/test_fare_clos3.py (draft, FARE-4..7, FARE-11);
-	 * every leaf to every leaf: test_clos3_every_leaf below
-	 */
-	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
-	  "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
-	  "fare_clos3 test_leaf_weights_literal: leaf2 -> leaf1 1:1:2:1" },
-	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "spine1", "multihomed", "wcmp leaf3#1=2 leaf4#1=1",
-	  "fare_clos3 test_multihomed_prefix: spine1 to-l3 2, to-l4 1" },
-	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf1", "multihomed",
-	  "wcmp spine1#1=2 spine2#1=2 spine3#1=3 spine4#1=3",
-	  "fare_clos3 test_multihomed_prefix: leaf1 2:2:3:3 (FARE-6)" },
-	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf2", "multihomed",
-	  "wcmp spine1#1=3 spine2#1=3 spine3#1=3 spine4#1=2",
-	  "fare_clos3 test_multihomed_prefix: leaf2 3:3:3:2" },
-	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "spine1", "ext", "ecmp leaf3#1=1 leaf4#1=1",
-	  "fare_clos3 test_one_path_without_community_falls_back_to_ecmp: spines 1:1 (FARE-7)" },
-	{ "clos3.fab", SIM_RULE_CONFIG, NULL, "leaf1", "ext",
-	  "ecmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1",
-	  "fare_clos3 test_one_path_without_community_falls_back_to_ecmp: leaf1 1:1:1:1" },
-	{ "clos3.fab", SIM_RULE_CONFIG, "degrade leaf1 spine3 200G", "leaf1", "leaf3",
-	  "wcmp spine1#1=2 spine2#1=2 spine3#1=1 spine4#1=4",
-	  "fare_clos3 test_weight_change_replaces_group_without_flap: 2:2:1:4" },
-	{ "clos3.fab", SIM_RULE_CONFIG, "degrade leaf2 spine4 200G", "leaf2", "leaf1",
-	  "wcmp spine1#1=2 spine2#1=2 spine3#1=4 spine4#1=1",
-	  "fare_clos3 test_interface_bandwidth_from_zebra: 200000, 2:2:4:1" },
-	{ "clos3.fab", SIM_RULE_CONFIG, "degrade leaf2 spine4 400G", "leaf2", "leaf1",
-	  "wcmp spine1#1=1 spine2#1=1 spine3#1=2 spine4#1=1",
-	  "fare_clos3 test_interface_bandwidth_from_zebra: 400000, 1:1:2:1" },
-	/* topotests/fare_clos5/test_fare_clos5.py (FARE-8, FARE-9, FARE-10) */
-	{ "clos5.fab", SIM_RULE_CONFIG, NULL, "spb1", "leafa1", "wcmp ss1a#1=2 ss1b#1=1",
-	  "fare_clos5 test_remote_pod_spine_uses_non_transitive: to-ss1a 2, to-ss1b 1" },
-	{ "clos5.fab", SIM_RULE_CONFIG, NULL, "leafb1", "leafa1", "wcmp spb1#1=2 spb2#1=1",
-	  "fare_clos5 test_remote_pod_leaf_uses_transitive: to-spb1 2, to-spb2 1" },
-	{ "clos5.fab", SIM_RULE_CONFIG, NULL, "leafa1", "leafb1", "wcmp spa1#1=2 spa2#1=1",
-	  "fare_clos5 test_remote_pod_leaf_uses_transitive: to-spa1 2, to-spa2 1" },
-	{ "clos5.fab", SIM_RULE_CONFIG, "spb1 lower-transitive;degrade spb1 ss1a 200G", "leafb1",
-	  "leafa1", "wcmp spb1#1=3 spb2#1=2",
-	  "fare_clos5 test_lower_transitive_option: to-spb1 3, to-spb2 2" },
-	/* topotests/fare_wp5, fare_traffic (fare/scenarios.py), fare_maxflow */
-	{ "wp5.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
-	  "wcmp spine1#1=1 spine2#1=1 spine3#1=1 spine4#1=1 spine5#1=2 spine6#1=2 spine7#1=2 "
-	  "spine8#1=2",
-	  "fare_wp5 test_weights_1_1_1_1_2_2_2_2" },
-	{ "traffic.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
-	  "wcmp spine1#1=2 spine2#1=2 spine3#1=2 spine4#1=1",
-	  "fare/scenarios.py check_weights_in_kernel (fare_traffic): 2:2:2:1" },
-	{ "maxflow.fab", SIM_RULE_CONFIG, NULL, "leaf2", "leaf1",
-	  "wcmp spine1#1=5 spine1#2=5 spine2#1=8 spine2#2=8",
-	  "fare_maxflow test_per_neighbor_reaches_max_flow: [5, 5, 8, 8]" },
-	{ "maxflow.fab", SIM_RULE_CONFIG, NULL, "spine1", "leaf1", "wcmp leaf1#1=1 leaf1#2=4",
-	  "fare_maxflow _run: spine1 to-leaf1-1 1, to-leaf1-2 4" },
-	{ "maxflow.fab", SIM_RULE_PER_SESSION, NULL, "leaf2", "leaf1",
-	  "wcmp spine1#1=1 spine1#2=1 spine2#1=1 spine2#2=1",
-	  "fare_maxflow test_per_session_loses_traffic: [1, 1, 1, 1]" },
-};
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* one line of the file: false for a comment or a blank line */
+static bool parse_case(char *line, struct topo_case *c)
+{
+	char *field[7], *save = NULL, *p = trim(line);
+	int n = 0;
+
+	if (!*p || *p == '#')
+		return false;
+	for (p = strtok_r(p, "|", &save); p && n < 7; p = strtok_r(NULL, "|", &save))
+		field[n++] = trim(p);
+	if (n != 7 || sscanf(field[4], "%31s %31s", c->router, c->prefix) != 2)
+		fail_msg("%s: bad case '%s'", SIM_EXPECTED_FILE, line);
+	snprintf(c->name, sizeof(c->name), "%s", field[0]);
+	snprintf(c->fabric, sizeof(c->fabric), "%s", field[1]);
+	snprintf(c->rule, sizeof(c->rule), "%s", field[2]);
+	snprintf(c->steps, sizeof(c->steps), "%s", strcmp(field[3], "-") ? field[3] : "");
+	snprintf(c->want, sizeof(c->want), "%s", field[5]);
+	snprintf(c->where, sizeof(c->where), "%s: %s", c->name, field[6]);
+	return true;
+}
 
 static void apply_step(struct sim_fabric *f, const char *step)
 {
@@ -353,21 +304,33 @@ static void apply_step(struct sim_fabric *f, const char *step)
 
 static void test_topotest_weights(void **state)
 {
-	size_t i;
+	FILE *in = fopen(SIM_EXPECTED_FILE, "r");
+	char line[1024];
+	unsigned int cases = 0;
 
 	(void)state;
-	for (i = 0; i < sizeof(topo_cases) / sizeof(topo_cases[0]); i++) {
-		const struct topo_case *c = &topo_cases[i];
+	if (!in)
+		fail_msg("%s: cannot open", SIM_EXPECTED_FILE);
+	while (fgets(line, sizeof(line), in)) {
+		struct topo_case c;
 		struct sim_fabric f;
-		char steps[256], *save = NULL, *step;
+		char *save = NULL, *step;
+		int rule;
 
-		load(&f, c->fabric);
-		snprintf(steps, sizeof(steps), "%s", c->steps ? c->steps : "");
-		for (step = strtok_r(steps, ";", &save); step; step = strtok_r(NULL, ";", &save))
-			apply_step(&f, step);
-		expect_weights(&f, c->rule, c->router, c->prefix, c->want, c->where);
+		if (!parse_case(line, &c))
+			continue;
+		rule = sim_rule_parse(c.rule);
+		if (rule < 0)
+			fail_msg("%s: rule '%s'", c.name, c.rule);
+		load(&f, c.fabric);
+		for (step = strtok_r(c.steps, ";", &save); step; step = strtok_r(NULL, ";", &save))
+			apply_step(&f, trim(step));
+		expect_weights(&f, rule, c.router, c.prefix, c.want, c.where);
 		sim_fabric_free(&f);
+		cases++;
 	}
+	fclose(in);
+	assert_true(cases >= 29);
 }
 
 /* what is sent: WP-1 and WP-2 (fare_whitepaper test_wp4_worked_example:
