@@ -29,3 +29,12 @@ def weights(name):
     """Case NAME's weights, in the order of the router's links (of the
     topotest's interfaces); 0: a next hop not installed."""
     return _cases()[name]
+
+
+def kernel(name, interfaces):
+    """Case NAME's weights as kernel_weights() returns them: {interface:
+    weight} over the router's interfaces in its link order, the next hops
+    at weight 0 left out."""
+    w = weights(name)
+    assert len(w) == len(interfaces), "{}: {} weights for {}".format(name, len(w), interfaces)
+    return {i: x for i, x in zip(interfaces, w) if x}
