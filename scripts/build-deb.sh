@@ -242,7 +242,9 @@ cp "$FRR"/frr_"$frr_ver".dsc "$FRR"/frr_"$frr_ver".debian.tar.* "$FRR"/frr_*.ori
 # --- the data-plane agent: fare-dpd and libfaredp-dev ------------------------
 # A source package of its own, fare-dataplane, from this repository's
 # autotools build (configure.ac, Makefile.am: the agent, its CLI, libfaredp
-# and the pure cores with their unit tests) and packaging/fare-dataplane/.
+# and the pure cores with their unit tests, fare-sim's among them: built, not
+# packaged; its test reads the topotests' expected weights) and
+# packaging/fare-dataplane/.
 DP=$DEB/dataplane
 dp_ver=$(sed -n 's/^AC_INIT(\[fare-frr\], *\[\([^]]*\)\].*/\1/p' "$TOP/configure.ac")
 [ -n "$dp_ver" ] || { log "data plane: no version in configure.ac's AC_INIT"; exit 1; }
@@ -250,7 +252,8 @@ dp_src=$DP/fare-dataplane-$dp_ver
 log "data plane: source package fare-dataplane $dp_ver-1 from this repository"
 rm -rf "$DP" && mkdir -p "$dp_src"
 (cd "$TOP" && git ls-files -z -- configure.ac Makefile.am README.md bgpd-fare/core \
-	dataplane tests/unit tests/fuzz | tar --null -T - -cf -) | tar -C "$dp_src" -xf -
+	dataplane tests/unit tests/fuzz tools/fare-sim topotests/fare/expected_weights.txt |
+	tar --null -T - -cf -) | tar -C "$dp_src" -xf -
 (cd "$DP" && tar --sort=name --owner=0 --group=0 --numeric-owner \
 	--mtime="@$(git -C "$TOP" log -1 --format=%ct)" \
 	-cJf "fare-dataplane_$dp_ver.orig.tar.xz" "fare-dataplane-$dp_ver")

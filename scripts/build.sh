@@ -106,9 +106,10 @@ make -C "$FRR" install >"$BUILD/frr-install.log" 2>&1 ||
 	{ tail -n 30 "$BUILD/frr-install.log"; exit 1; }
 log "FRR installed in $PREFIX (daemons in $PREFIX/lib/frr, module $PREFIX/lib/frr/modules/bgpd_fare.so)"
 
-# --- this repository's own build: the pure cores (unit tests, fuzzing) and
-# the data-plane agent fare-dpd, its CLI fare-dp and libfaredp, installed
-# into the same prefix ($PREFIX/sbin, bin, lib, include, lib/systemd/system)
+# --- this repository's own build: the pure cores (unit tests, fuzzing),
+# the fabric simulator fare-sim (tools/fare-sim/) and the data-plane agent
+# fare-dpd, its CLI fare-dp and libfaredp, installed into the same prefix
+# ($PREFIX/sbin, bin, lib, include, lib/systemd/system)
 (cd "$TOP" && [ -x configure ] && [ configure -nt configure.ac ] &&
 	[ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null 2>&1)
 mkdir -p "$BUILD/core"
@@ -123,6 +124,8 @@ make -C "$BUILD/core" -j"$JOBS" >"$BUILD/core-make.log" 2>&1 &&
 	make -C "$BUILD/core" install >>"$BUILD/core-make.log" 2>&1 ||
 	{ grep -E ': error:|\*\*\*|: warning:' "$BUILD/core-make.log" | head -n 40; exit 1; }
 log "data-plane agent installed: $PREFIX/sbin/fare-dpd, $PREFIX/bin/fare-dp, $PREFIX/lib/libfaredp.a"
+install -D -m 0755 "$BUILD/core/tools/fare-sim/fare-sim" "$PREFIX/bin/fare-sim"
+log "fabric simulator installed: $PREFIX/bin/fare-sim"
 
 # --- operator tools: fare-metrics, FARE's show output in the Prometheus
 # text format (doc/user/fare-metrics.rst)

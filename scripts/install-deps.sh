@@ -30,6 +30,8 @@ PKGS=(
 	libibverbs-dev rdma-core ibverbs-providers
 	# the documentation (scripts/build-docs.sh)
 	python3-sphinx
+	# fare-sim's throughput plot (tools/fare-sim/plot.sh, doc/user/fare-sim.rst)
+	gnuplot-nox
 )
 
 # bird2 and gobgpd enable system services; the topotests start their own

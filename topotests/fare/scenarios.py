@@ -18,6 +18,9 @@ from lib.topogen import get_topogen
 from fare.common import GBPS, kernel_weights, measure_split, report, start_fabric, vtysh_json, \
     wait_for
 from fare.fabric import Clos3, Fabric
+# the expected kernel weights, shared with the simulator's unit test
+# (topotests/fare/expected_weights.txt, tests/unit/test_sim.c)
+from fare import expected
 
 # -- the traffic split ----------------------------------------------------
 
@@ -46,7 +49,7 @@ def measure(tgen):
 def check_weights_in_kernel(tgen, results):
     "leaf2 installs 2:2:2:1 for h1's subnet (800,800,800,400 Gb/s)."
     leaf2 = tgen.gears["leaf2"]
-    exp = {"to-s1": 2, "to-s2": 2, "to-s3": 2, "to-s4": 1}
+    exp = expected.kernel("traffic", UPLINKS)
     got = wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), exp, count=90)
     assert got == exp
     j = vtysh_json(leaf2, "show bgp ipv4 fare 172.16.1.0/24 json")
@@ -82,7 +85,7 @@ def check_plain_ecmp_shows_the_imbalance(tgen, results):
             assert abs(shares[i] - 25.0) <= 3.0, "{}: {:.1f}%".format(i, shares[i])
     finally:
         leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nbgp fare\n")
-    exp = {"to-s1": 2, "to-s2": 2, "to-s3": 2, "to-s4": 1}
+    exp = expected.kernel("traffic", UPLINKS)
     assert wait_for(lambda: kernel_weights(leaf2, "172.16.1.0/24"), exp) == exp
     report_traffic_split(results)
 

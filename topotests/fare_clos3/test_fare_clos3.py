@@ -39,6 +39,9 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
 from fare.fabric import Clos3
+# the expected kernel weights, shared with the simulator's unit test
+# (topotests/fare/expected_weights.txt, tests/unit/test_sim.c)
+from fare import expected as shared
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -51,6 +54,7 @@ for _j in range(1, 5):
     LINKS[(3, _j)] = 800
     LINKS[(4, _j)] = 400
 
+UPLINKS = ["to-s1", "to-s2", "to-s3", "to-s4"]
 MULTIHOMED = ("172.16.100.0/24", "2001:db8:100::/64")
 EXTERNAL = ("198.51.100.0/24", "2001:db8:ee::/64")
 
@@ -252,12 +256,12 @@ def test_leaves_weights_show_and_kernel(afi):
 def test_leaf_weights_literal():
     "The headline numbers, written out: leaf2 -> leaf1 is 1:1:2:1, leaf1 -> leaf3 is 1:1:2:2."
     tgen = tgen_or_skip()
-    assert kernel_weights(tgen.gears["leaf2"], "172.16.1.0/24") == {
-        "to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 1}
-    assert kernel_weights(tgen.gears["leaf1"], "2001:db8:3::/64", True) == {
-        "to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 2}
-    assert kernel_weights(tgen.gears["leaf3"], "172.16.2.0/24") == {
-        "to-s1": 2, "to-s2": 2, "to-s3": 2, "to-s4": 1}
+    assert kernel_weights(tgen.gears["leaf2"], "172.16.1.0/24") == shared.kernel(
+        "clos3-leaf2-leaf1", UPLINKS)
+    assert kernel_weights(tgen.gears["leaf1"], "2001:db8:3::/64", True) == shared.kernel(
+        "clos3-leaf1-leaf3", UPLINKS)
+    assert kernel_weights(tgen.gears["leaf3"], "172.16.2.0/24") == shared.kernel(
+        "clos3-leaf3-leaf2", UPLINKS)
     # leaf2's advertised sum would be 400+400+800+400 Gb/s
     p = _fare_paths(tgen.gears["leaf2"], "ipv4", "172.16.1.0/24")
     assert p["advertised"]["transitiveBytesPerSec"] == 2000 * GBPS
@@ -277,8 +281,8 @@ def test_multihomed_prefix(afi, prefix):
         }
     }
     assert wait_json(spine, "show bgp {} fare {} json".format(afi, prefix), expected) is None
-    assert wait_for(lambda: kernel_weights(spine, prefix, afi == "ipv6"), {"to-l3": 2, "to-l4": 1}) == {
-        "to-l3": 2, "to-l4": 1}
+    exp = shared.kernel("clos3-mh-spine1", ["to-l3", "to-l4"])
+    assert wait_for(lambda: kernel_weights(spine, prefix, afi == "ipv6"), exp) == exp
 
     # leaf1: min([400,400,800,800], 1200/2) = 400:400:600:600 = 2:2:3:3
     exp1 = {"to-s1": (400.0, 2), "to-s2": (400.0, 2), "to-s3": (600.0, 3), "to-s4": (600.0, 3)}
@@ -286,7 +290,7 @@ def test_multihomed_prefix(afi, prefix):
     assert got == exp1
     p = _fare_paths(tgen.gears["leaf1"], afi, prefix)
     assert p["multihomingFactor"] == 2
-    exp = {"to-s1": 2, "to-s2": 2, "to-s3": 3, "to-s4": 3}
+    exp = shared.kernel("clos3-mh-leaf1", UPLINKS)
     assert wait_for(lambda: kernel_weights(tgen.gears["leaf1"], prefix, afi == "ipv6"), exp) == exp
     # leaf2: min([800,800,800,400], 600) = 3:3:3:2
     exp2 = {"to-s1": (600.0, 3), "to-s2": (600.0, 3), "to-s3": (600.0, 3), "to-s4": (400.0, 2)}
@@ -326,14 +330,14 @@ def test_one_path_without_community_falls_back_to_ecmp(afi, prefix):
         }
         res = wait_json(spine, "show bgp {} fare {} json".format(afi, prefix), expected)
         assert res is None, "spine{}: {}".format(j, res)
-        k = wait_for(lambda: kernel_weights(spine, prefix, afi == "ipv6"), {"to-l3": 1, "to-l4": 1})
-        assert k == {"to-l3": 1, "to-l4": 1}
+        exp = shared.kernel("clos3-ext-spine1", ["to-l3", "to-l4"])
+        assert wait_for(lambda: kernel_weights(spine, prefix, afi == "ipv6"), exp) == exp
 
     # the remote leaves: no spine path carries it any more -> ECMP
     exp = {"prefixes": {prefix: {"wcmp": False, "reason": "a path has no Path Bandwidth (FARE-7)",
                                  "paths": [{}, {}, {}, {}]}}}
     assert wait_json(tgen.gears["leaf1"], "show bgp {} fare {} json".format(afi, prefix), exp) is None
-    exp = {"to-s1": 1, "to-s2": 1, "to-s3": 1, "to-s4": 1}
+    exp = shared.kernel("clos3-ext-leaf1", UPLINKS)
     assert wait_for(lambda: kernel_weights(tgen.gears["leaf1"], prefix, afi == "ipv6"), exp) == exp
 
 
@@ -362,15 +366,15 @@ def test_weight_change_replaces_group_without_flap():
     tgen = tgen_or_skip()
     leaf1 = tgen.gears["leaf1"]
     prefix = "172.16.3.0/24"
-    assert kernel_weights(leaf1, prefix) == {"to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 2}
+    assert kernel_weights(leaf1, prefix) == shared.kernel("clos3-leaf1-leaf3", UPLINKS)
     leaf1.run("ip monitor route > /tmp/fare_clos3_monitor.txt 2>&1 & echo $! > /tmp/fare_clos3_monitor.pid")
     try:
         leaf1.vtysh_cmd("configure terminal\nrouter bgp 65101\nneighbor to-s3 fare link-bandwidth 200G\n")
         # leaf1 -> leaf3: min([400,400,200,800], 800) = 2:2:1:4
-        exp = {"to-s1": 2, "to-s2": 2, "to-s3": 1, "to-s4": 4}
+        exp = shared.kernel("clos3-s3-200g", UPLINKS)
         assert wait_for(lambda: kernel_weights(leaf1, prefix), exp) == exp
         leaf1.vtysh_cmd("configure terminal\nrouter bgp 65101\nneighbor to-s3 fare link-bandwidth 800G\n")
-        exp = {"to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 2}
+        exp = shared.kernel("clos3-leaf1-leaf3", UPLINKS)
         assert wait_for(lambda: kernel_weights(leaf1, prefix), exp) == exp
     finally:
         leaf1.run("kill $(cat /tmp/fare_clos3_monitor.pid)")
@@ -388,7 +392,7 @@ def test_interface_bandwidth_from_zebra():
         "configure terminal\ninterface to-s4\nbandwidth 200000\nexit\nrouter bgp 65102\nno neighbor to-s4 fare link-bandwidth\n"
     )
     # leaf2 -> leaf1: min([800,800,800,200], [400,400,800,800]) = 2:2:4:1
-    exp = {"to-s1": 2, "to-s2": 2, "to-s3": 4, "to-s4": 1}
+    exp = shared.kernel("clos3-s4-200g", UPLINKS)
     assert wait_for(lambda: kernel_weights(leaf2, prefix), exp) == exp
     p = _fare_paths(leaf2, "ipv4", prefix)
     s4 = [x for x in p["paths"] if x["interface"] == "to-s4"][0]
@@ -396,7 +400,7 @@ def test_interface_bandwidth_from_zebra():
     assert s4["linkBandwidthBytesPerSec"] == 200 * GBPS
     # a runtime change of the interface bandwidth (as a LAG member loss)
     leaf2.vtysh_cmd("configure terminal\ninterface to-s4\nbandwidth 400000\n")
-    exp = {"to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 1}
+    exp = shared.kernel("clos3-s4-400g", UPLINKS)
     assert wait_for(lambda: kernel_weights(leaf2, prefix), exp) == exp
     leaf2.vtysh_cmd(
         "configure terminal\ninterface to-s4\nno bandwidth\nexit\nrouter bgp 65102\nneighbor to-s4 fare link-bandwidth 400G\n"

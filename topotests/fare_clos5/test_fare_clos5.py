@@ -29,6 +29,9 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import GBPS, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for, wait_json
 from fare.fabric import Fabric
+# the expected kernel weights, shared with the simulator's unit test
+# (topotests/fare/expected_weights.txt, tests/unit/test_sim.c)
+from fare import expected
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -128,7 +131,7 @@ def test_remote_pod_spine_uses_non_transitive(afi):
     "FARE-9: spb1 weighs ss1a:ss1b = min(800,800):min(800,400) = 2:1, keeps the transitive."
     tgen = tgen_or_skip()
     spb1 = tgen.gears["spb1"]
-    exp = {"to-ss1a": 2, "to-ss1b": 1}
+    exp = expected.kernel("clos5-spb1", ["to-ss1a", "to-ss1b"])
     got = wait_for(lambda: kernel_weights(spb1, PREFIX_A[afi], afi == "ipv6"), exp, count=60)
     assert got == exp
     v = _view(spb1, afi, PREFIX_A[afi])
@@ -143,7 +146,7 @@ def test_remote_pod_leaf_uses_transitive(afi):
     "FARE-10: leafb1 weighs spb1:spb2 = 800:400 = 2:1; no non-transitive value reaches it."
     tgen = tgen_or_skip()
     leafb1 = tgen.gears["leafb1"]
-    exp = {"to-spb1": 2, "to-spb2": 1}
+    exp = expected.kernel("clos5-leafb1", ["to-spb1", "to-spb2"])
     got = wait_for(lambda: kernel_weights(leafb1, PREFIX_A[afi], afi == "ipv6"), exp, count=60)
     assert got == exp
     v = _view(leafb1, afi, PREFIX_A[afi])
@@ -152,7 +155,7 @@ def test_remote_pod_leaf_uses_transitive(afi):
     assert got == {"to-spb1": (800, "absent", 2), "to-spb2": (400, "absent", 1)}
     # and the other direction: leafa1 -> leafb1 over spa1 (800) and spa2 (400 link)
     leafa1 = tgen.gears["leafa1"]
-    exp = {"to-spa1": 2, "to-spa2": 1}
+    exp = expected.kernel("clos5-leafa1", ["to-spa1", "to-spa2"])
     assert wait_for(lambda: kernel_weights(leafa1, PREFIX_B[afi], afi == "ipv6"), exp) == exp
 
 
@@ -168,12 +171,12 @@ def test_lower_transitive_option():
             "transitive": "replace", "transitiveBytesPerSec": 600 * GBPS}}}}
         assert wait_json(spb1, "show bgp ipv4 fare {} json".format(PREFIX_A["ipv4"]), exp) is None
         # leafb1: min(800, 600) : min(800, 400) = 3:2
-        exp = {"to-spb1": 3, "to-spb2": 2}
+        exp = expected.kernel("clos5-lower", ["to-spb1", "to-spb2"])
         assert wait_for(lambda: kernel_weights(leafb1, PREFIX_A["ipv4"]), exp) == exp
     finally:
         _cfg(spb1, 65020, "no bgp fare super-spine-paths lower-transitive",
              "neighbor {} fare link-bandwidth 800G".format(ss1a))
-    exp = {"to-spb1": 2, "to-spb2": 1}
+    exp = expected.kernel("clos5-leafb1", ["to-spb1", "to-spb2"])
     assert wait_for(lambda: kernel_weights(leafb1, PREFIX_A["ipv4"]), exp) == exp
 
 
@@ -192,7 +195,7 @@ def test_without_super_spine_non_transitive_falls_back_to_ecmp():
         assert wait_for(lambda: kernel_weights(spb1, PREFIX_A["ipv4"]), exp) == exp
     finally:
         _cfg(ss1b, 65000, "bgp fare role super-spine")
-    exp = {"to-ss1a": 2, "to-ss1b": 1}
+    exp = expected.kernel("clos5-spb1", ["to-ss1a", "to-ss1b"])
     assert wait_for(lambda: kernel_weights(spb1, PREFIX_A["ipv4"]), exp) == exp
 
 

@@ -38,6 +38,9 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import PACED_SENDER, kernel_weights, report, start_fabric, tgen_or_skip, wait_for
 from fare.fabric import Fabric
+# the expected kernel weights, shared with the simulator's unit test
+# (topotests/fare/expected_weights.txt, tests/unit/test_sim.c)
+from fare import expected
 from fare.scenarios import WP_LEAF2_UPLINKS, WP_LINKS, WP_ROUTERS
 
 pytestmark = [pytest.mark.bgpd]
@@ -122,7 +125,7 @@ def _run(tgen, label, weights):
     exp = dict(zip(LEAF2_UPLINKS, weights))
     got = wait_for(lambda: kernel_weights(tgen.gears["leaf2"], H1), exp, count=60)
     assert got == exp, "{}: leaf2 weights {} != {}".format(label, got, exp)
-    exp = {"to-leaf1-1": 1, "to-leaf1-2": 4}
+    exp = expected.kernel("maxflow-spine1", ["to-leaf1-1", "to-leaf1-2"])
     assert wait_for(lambda: kernel_weights(tgen.gears["spine1"], H1), exp) == exp
     sent, received, mbit = _measure(tgen)
     assert mbit >= 0.9 * OFFERED, "sender reached {:.1f} Mb/s only".format(mbit)
@@ -133,7 +136,7 @@ def _run(tgen, label, weights):
 def test_per_neighbor_reaches_max_flow():
     "Per neighbor (default): 5:5:8:8 at leaf2; 90% of max-flow offered, nothing lost."
     tgen = tgen_or_skip()
-    delivered = _run(tgen, "per neighbor", [5, 5, 8, 8])
+    delivered = _run(tgen, "per neighbor", expected.weights("maxflow"))
     assert delivered >= 0.98, "per neighbor delivered {:.3f} of what was sent".format(delivered)
 
 
@@ -141,7 +144,7 @@ def test_per_session_loses_traffic():
     "Per session: 1:1:1:1 at leaf2; spine1 overloaded, about 7% lost at the same load."
     tgen = tgen_or_skip()
     _set_all(tgen, "bgp fare parallel-links per-session")
-    delivered = _run(tgen, "per session", [1, 1, 1, 1])
+    delivered = _run(tgen, "per session", expected.weights("maxflow-per-session"))
     assert delivered <= 0.96, "per session delivered {:.3f} of what was sent".format(delivered)
 
 

@@ -28,6 +28,9 @@ import pytest
 # pylint: disable=C0413
 from lib.topogen import get_topogen
 from fare.common import GBPS, kernel_weights, tgen_or_skip, vtysh_json, wait_for
+# the expected weights, shared with the simulator's unit test
+# (topotests/fare/expected_weights.txt, tests/unit/test_sim.c)
+from fare import expected
 from fare.scenarios import (WP_FABRIC, WP_HOLD_DOWN, WP_LEAF2_UPLINKS, WP_PREFIX, WP_ROUTERS,
                             start_whitepaper_fabric)
 
@@ -75,7 +78,7 @@ def _bandwidth(router, ifname, gbps):
 def test_wp4_worked_example(afi):
     "WP-4: leaf2 ends with 3:3:4:4 in show and in the kernel."
     tgen = tgen_or_skip()
-    _expect(tgen, [3, 3, 4, 4], afi, count=90)
+    _expect(tgen, expected.weights("wp4"), afi, count=90)
     v = vtysh_json(tgen.gears["leaf2"], "show bgp {} fare {} json".format(afi, PREFIX[afi]))
     paths = {p["interface"]: p for p in v["prefixes"][PREFIX[afi]]["paths"]}
     got = {i: (paths[i]["transitive"]["bytesPerSec"] / GBPS, paths[i]["weight"]) for i in LEAF2_UPLINKS}
@@ -101,12 +104,12 @@ def test_wcmp_member_limit():
     leaf2 = tgen.gears["leaf2"]
     leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nbgp fare wcmp max-members 12\n")
     try:
-        _expect(tgen, [2, 2, 3, 3])
+        _expect(tgen, expected.weights("wp-members-12"))
         # 2 members: the two 100G paths alone carry 2 x 100 of 350 (0.57 of
         # the ideal); any member on a 75G path would do worse. spine1's
         # paths get weight 0, shown and counted (WP-3).
         leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nbgp fare wcmp max-members 2\n")
-        exp = {"to-spine2-1": 1, "to-spine2-2": 1}
+        exp = {i: w for i, w in zip(LEAF2_UPLINKS, expected.weights("wp-members-2")) if w}
         assert wait_for(lambda: _leaf2_weights(tgen), exp) == exp
         v = vtysh_json(leaf2, "show bgp ipv4 fare {} json".format(PREFIX["ipv4"]))
         p = v["prefixes"][PREFIX["ipv4"]]
@@ -117,7 +120,7 @@ def test_wcmp_member_limit():
         assert vtysh_json(leaf2, "show bgp fare json")["counters"]["droppedPaths"] > 0
     finally:
         leaf2.vtysh_cmd("configure terminal\nrouter bgp 65102\nno bgp fare wcmp max-members\n")
-    _expect(tgen, [3, 3, 4, 4])
+    _expect(tgen, expected.weights("wp4"))
 
 
 def _updates(tgen):
@@ -134,7 +137,7 @@ def _updates(tgen):
 def test_converged_fabric_is_quiet():
     "WP-7: weights depend on line rates only: no UPDATE for 30 seconds once converged."
     tgen = tgen_or_skip()
-    _expect(tgen, [3, 3, 4, 4])
+    _expect(tgen, expected.weights("wp4"))
     time.sleep(HOLD_DOWN + 1)
     before = _updates(tgen)
     time.sleep(30)
@@ -179,12 +182,13 @@ def _degradation_and_restore(tgen, before, during):
 
 def test_failure_averaged():
     "Averaged: spine2 100 -> 50 per link (100 / 2): leaf2 3:3:4:4 -> 3:3:2:2 -> 3:3:4:4."
-    _failure_and_recovery(tgen_or_skip(), [3, 3, 4, 4], [3, 3, 2, 2])
+    _failure_and_recovery(tgen_or_skip(), expected.weights("wp4"), expected.weights("wp-l4-failed"))
 
 
 def test_degradation_averaged():
     "Averaged: spine1 (50 + 50) / 2 = 50: leaf2 3:3:4:4 -> 1:1:2:2 -> back after the hold-down."
-    _degradation_and_restore(tgen_or_skip(), [3, 3, 4, 4], [1, 1, 2, 2])
+    _degradation_and_restore(tgen_or_skip(), expected.weights("wp4"),
+                             expected.weights("wp-l3-halved"))
 
 
 def _leaf2_paths(tgen, *fields):
@@ -223,7 +227,7 @@ def test_draft_mode_on_the_same_fabric():
            "to-spine2-1": (200, 100), "to-spine2-2": (200, 100)}
     got = wait_for(lambda: _leaf2_paths(tgen, "transitive.bytesPerSec", "pathBandwidthBytesPerSec"), exp)
     assert got == exp
-    _expect(tgen, [3, 3, 4, 4])
+    _expect(tgen, expected.weights("wp-draft"))
     groups = {i: g for i, (g,) in _leaf2_paths(tgen, "neighborGroup").items()}
     assert groups["to-spine1-1"] == groups["to-spine1-2"] != groups["to-spine2-1"] == groups["to-spine2-2"]
     assert 0 not in groups.values(), groups
@@ -231,11 +235,11 @@ def test_draft_mode_on_the_same_fabric():
     assert v["mode"] == "draft"
     assert v["prefixes"][PREFIX["ipv4"]]["advertised"]["transitiveBytesPerSec"] == 150 * GBPS
     _all(tgen, "bgp fare parallel-links per-session")
-    _expect(tgen, [1, 1, 1, 1])
+    _expect(tgen, expected.weights("wp-per-session"))
     assert "\n bgp fare parallel-links per-session\n" in tgen.gears["leaf2"].vtysh_cmd(
         "show running-config")
     _all(tgen, "no bgp fare parallel-links")
-    _expect(tgen, [3, 3, 4, 4])
+    _expect(tgen, expected.weights("wp-draft"))
     # with 400G links between leaf2 and the spines, the spines' sums are
     # the bottleneck: leaf2 weighs min(800, 150) and min(800, 200), again
     # 3:3:4:4; wait for leaf2 to see the new links first
@@ -246,17 +250,19 @@ def test_draft_mode_on_the_same_fabric():
     exp = {i: (400,) for i in LEAF2_UPLINKS}
     got = wait_for(lambda: _leaf2_paths(tgen, "linkBandwidthBytesPerSec"), exp, count=30)
     assert got == exp
-    _expect(tgen, [3, 3, 4, 4], count=30)
+    _expect(tgen, expected.weights("wp-draft-400g"), count=30)
 
 
 def test_failure_draft():
     "Draft: spine2's sum 200 -> 100: leaf2 3:3:4:4 -> 3:3:2:2 -> back after the hold-down."
-    _failure_and_recovery(tgen_or_skip(), [3, 3, 4, 4], [3, 3, 2, 2])
+    _failure_and_recovery(tgen_or_skip(), expected.weights("wp-draft-400g"),
+                          expected.weights("wp-draft-l4-failed"))
 
 
 def test_degradation_draft():
     "Draft: spine1's sum 150 -> 100: leaf2 3:3:4:4 -> 1:1:2:2 -> back after the hold-down."
-    _degradation_and_restore(tgen_or_skip(), [3, 3, 4, 4], [1, 1, 2, 2])
+    _degradation_and_restore(tgen_or_skip(), expected.weights("wp-draft-400g"),
+                             expected.weights("wp-draft-l3-halved"))
 
 
 def test_running_config():

@@ -23,6 +23,9 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import kernel_weights, measure_split, report, start_fabric, tgen_or_skip, wait_for
 from fare.fabric import Clos3
+# the expected kernel weights, shared with the simulator's unit test
+# (topotests/fare/expected_weights.txt, tests/unit/test_sim.c)
+from fare import expected
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -36,7 +39,7 @@ FABRIC = Clos3(
     extra_leaf_config={1: AVERAGED, 2: AVERAGED},
     extra_spine_config={j: AVERAGED for j in range(1, SPINES + 1)},
 )
-WEIGHTS = {i: (1 if n < 4 else 2) for n, i in enumerate(UPLINKS)}
+WEIGHTS = expected.kernel("wp5", UPLINKS)
 RESULTS = {}
 
 
