@@ -222,3 +222,30 @@ size_t fare_nhs_shares(const uint32_t *w, const uint64_t *p, size_t n, struct fa
 		*total = psum;
 	return worst;
 }
+
+enum fare_nhs_cause fare_nhs_cause(const uint32_t *w, const uint32_t *fw, const uint64_t *p,
+				   size_t n)
+{
+	size_t i;
+
+	for (i = 0; fw && i < n; i++)
+		if (fw[i] != w[i])
+			return FARE_NHS_CAUSE_NOT_FARES;
+	for (i = 0; i < n; i++)
+		if (w[i] && !p[i])
+			return FARE_NHS_CAUSE_FEW_FLOWS;
+	return FARE_NHS_CAUSE_POLARIZATION;
+}
+
+const char *fare_nhs_cause_str(enum fare_nhs_cause cause)
+{
+	switch (cause) {
+	case FARE_NHS_CAUSE_NOT_FARES:
+		return "the kernel's weights are not FARE's: a member FARE leaves out or weighs otherwise carries traffic";
+	case FARE_NHS_CAUSE_FEW_FLOWS:
+		return "a member carried no packet: too few flows, or flows too large, for the hash to follow the weights";
+	case FARE_NHS_CAUSE_POLARIZATION:
+		break;
+	}
+	return "every member carried traffic, not in the weights' proportions: hash polarization with a tier that hashes alike (per-device hash seeds, net.ipv4.fib_multipath_hash_seed)";
+}

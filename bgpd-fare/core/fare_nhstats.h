@@ -80,4 +80,29 @@ struct fare_nhs_share {
 extern size_t fare_nhs_shares(const uint32_t *w, const uint64_t *p, size_t n,
 			      struct fare_nhs_share *s, uint64_t *total);
 
+/* The likely cause of a group's deviation (fare_nhs_cause()) */
+enum fare_nhs_cause {
+	/* the kernel's weights are not FARE's: a member FARE leaves out
+	 * (or weighs otherwise) carries traffic
+	 */
+	FARE_NHS_CAUSE_NOT_FARES,
+	/* a member the weights give traffic carried none: too few flows,
+	 * or flows too large, for the hash to follow the weights
+	 */
+	FARE_NHS_CAUSE_FEW_FLOWS,
+	/* every member carried traffic, not in the weights' proportions:
+	 * this router hashes alike the tier before it (hash polarization)
+	 */
+	FARE_NHS_CAUSE_POLARIZATION,
+};
+
+/*
+ * The likely cause of the deviation of n members of kernel weights w[]
+ * that carried p[] packets; fw[] (NULL: unknown) FARE's weight of each
+ * member (0: FARE has no such member).
+ */
+extern enum fare_nhs_cause fare_nhs_cause(const uint32_t *w, const uint32_t *fw, const uint64_t *p,
+					  size_t n);
+extern const char *fare_nhs_cause_str(enum fare_nhs_cause cause);
+
 #endif /* _FARE_NHSTATS_H */

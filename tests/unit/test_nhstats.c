@@ -256,12 +256,29 @@ static void test_shares(void **state)
 	assert_float_equal(s[0].deviation, 0, 1e-9);
 }
 
+static void test_cause(void **state)
+{
+	uint32_t w[4] = { 1, 1, 2, 2 }, fw[4] = { 1, 1, 2, 2 };
+	uint64_t p[4] = { 100, 900, 1000, 1000 };
+
+	(void)state;
+	assert_int_equal(fare_nhs_cause(w, fw, p, 4), FARE_NHS_CAUSE_POLARIZATION);
+	assert_int_equal(fare_nhs_cause(w, NULL, p, 4), FARE_NHS_CAUSE_POLARIZATION);
+	p[1] = 0; /* elephants: one member idle */
+	assert_int_equal(fare_nhs_cause(w, fw, p, 4), FARE_NHS_CAUSE_FEW_FLOWS);
+	fw[3] = 0; /* a member FARE does not have */
+	assert_int_equal(fare_nhs_cause(w, fw, p, 4), FARE_NHS_CAUSE_NOT_FARES);
+	assert_non_null(fare_nhs_cause_str(FARE_NHS_CAUSE_NOT_FARES));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_with_stats), cmocka_unit_test(test_group_without_stats),
 		cmocka_unit_test(test_group_truncated),	 cmocka_unit_test(test_single_nexthop),
-		cmocka_unit_test(test_malformed),	 cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_cause),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
