@@ -782,7 +782,7 @@ static void fare_traffic_show_group(struct vty *vty, struct fare_instance *fi,
 	json_object *jg = NULL, *jms = NULL;
 	bool restarted, counted, above;
 	size_t i, wi;
-	char addr[INET6_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN], dev[32];
 	const char *ifname;
 
 	if (jgroups) {
@@ -873,11 +873,14 @@ static void fare_traffic_show_group(struct vty *vty, struct fare_instance *fi,
 			json_object_array_add(jms, jm);
 			continue;
 		}
+		/* with libc's snprintf: FRR 10.7.1's printfrr ends its output
+		 * at a negative double
+		 */
+		snprintf(dev, sizeof(dev), "%+.1f", s[i].deviation * 100);
 		if (counted)
-			vty_out(vty,
-				"    %-10u %-26s %-12s %6u %7.1f%% %7.1f%% %+9.1f %12" PRIu64 "\n",
+			vty_out(vty, "    %-10u %-26s %-12s %6u %7.1f%% %7.1f%% %9s %12" PRIu64 "\n",
 				nh->m[i].id, addr, ifname, w[i], s[i].intended * 100,
-				s[i].measured * 100, s[i].deviation * 100, p[i]);
+				s[i].measured * 100, dev, p[i]);
 		else
 			vty_out(vty, "    %-10u %-26s %-12s %6u %7.1f%% %8s %9s %12s\n",
 				nh->m[i].id, addr, ifname, w[i], s[i].intended * 100, "-", "-", "-");
