@@ -901,7 +901,7 @@ void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *j
 	struct fare_traffic_worst worst = {};
 	json_object *jgroups = NULL, *jsum;
 	const char *err = NULL;
-	bool counted;
+	bool counted, any_group;
 	size_t i;
 
 	if (!fare_traffic_read(fi, &k, &gs, &err)) {
@@ -914,17 +914,24 @@ void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *j
 		fare_traffic_kernel_free(&k);
 		return;
 	}
-	/* supported: the kernel took the request and reports counters for
-	 * a group (a kernel before 6.9 refuses the flag or ignores it)
+	/* the kernel took the flag, and reports counters of its groups (a
+	 * kernel before 6.9 refuses the flag, or may ignore it); with no
+	 * group in the namespace at all, nothing says otherwise
 	 */
-	counted = false;
-	for (i = 0; k.stats && i < k.n; i++)
-		if (k.nh[i].e.group && k.nh[i].e.has_stats)
+	counted = k.stats;
+	for (i = 0, any_group = false; k.stats && i < k.n; i++) {
+		if (!k.nh[i].e.group)
+			continue;
+		if (!any_group)
+			counted = false;
+		any_group = true;
+		if (k.nh[i].e.has_stats)
 			counted = true;
+	}
 	if (json) {
 		json_object_string_add(json, "vrf", fi->bgp->name_pretty);
-		json_object_boolean_add(json, "countersSupported", counted || (k.stats && !gs.n));
-		if (!counted && gs.n)
+		json_object_boolean_add(json, "countersSupported", counted);
+		if (!counted)
 			json_object_string_add(json, "reason", fare_traffic_unsupported);
 		json_object_string_add(json, "groupsOf",
 				       fi->nhg ? "bgp fare nexthop-groups" : "zebra");
@@ -939,7 +946,7 @@ void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *j
 		vty_out(vty,
 			"FARE traffic %s: packets per member of the nexthop groups of its routes (%s)\n",
 			fi->bgp->name_pretty, fi->nhg ? "the module's groups" : "zebra's groups");
-		if (!counted && gs.n)
+		if (!counted)
 			vty_out(vty, "  %s\n", fare_traffic_unsupported);
 		if (ts->cleared.taken)
 			vty_out(vty, "  Counted since the clear %lld s ago\n",
