@@ -31,6 +31,7 @@
 #include "bgpd/fare/bgp_fare_host.h"
 #include "bgpd/fare/bgp_fare_ingress.h"
 #include "bgpd/fare/bgp_fare_nhg.h"
+#include "bgpd/fare/bgp_fare_traffic.h"
 #include "bgpd/fare/bgp_fare_vty.h"
 
 static int fare_late_init(struct event_loop *tm)
@@ -59,6 +60,7 @@ static int bgp_fare_module_init(void)
 	fare_feature_register(&fare_ingress_feature);
 	fare_feature_register(&fare_host_feature);
 	fare_feature_register(&fare_nhg_feature);
+	fare_feature_register(&fare_traffic_feature);
 	fare_nhg_init();
 
 	hook_register(bgp_ecommunity_unknown_str, fare_ecommunity_str);

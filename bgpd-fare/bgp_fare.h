@@ -13,7 +13,7 @@
  *   bgp_fare_events.c (FRR's events), bgp_fare_announce.c (outbound)
  *   features, one header each: bgp_fare_ecmp.h (Enhanced ECMP),
  *     bgp_fare_ingress.h (bgp_fare_ingress.c > bgp_fare_ingress_rtnl.c),
- *     bgp_fare_host.h (host role)
+ *     bgp_fare_host.h (host role), bgp_fare_traffic.h (measured shares)
  *   bgp_fare_eval.c: the per-prefix rules and their results
  *   bgp_fare_instance.c > bgp_fare_peer.c: this header
  *
@@ -62,6 +62,7 @@ struct fare_prefix;
 struct fare_ecmp_state;
 struct fare_out_sets;
 struct fare_ingress_state;
+struct fare_traffic_state;
 
 /* The one record of a neighbor (or a peer-group) of an instance, keyed
  * by the name its configuration is kept under (fare_peer_cfg_name():
@@ -190,6 +191,7 @@ struct fare_instance {
 	/* the features' state (bgp_fare_ecmp.h, bgp_fare_ingress.h) */
 	struct fare_ecmp_state *ecmp;
 	struct fare_ingress_state *ingress;
+	struct fare_traffic_state *traffic; /* bgp_fare_traffic.h */
 	/* WP-2: N's candidate sessions per address family (bgp_fare_eval.c) */
 	struct fare_out_sets *out_sets;
 	struct event *t_refresh; /* fare_instance_refresh_later() */

@@ -126,6 +126,7 @@ static void fare_nhg_install(struct fare_nhg *g)
 	}
 	zclient_nhg_send(bgp_zclient, ZEBRA_NHG_ADD, &api_nhg);
 	g->installed = true;
+	g->installs++;
 	if (FARE_DEBUG)
 		zlog_debug("FARE: nexthop group %u: %u member(s) sent to zebra", g->id, g->key->n);
 }
@@ -658,6 +659,15 @@ bool fare_nhg_supported(void)
 	return true;
 }
 
+void fare_nhg_walk(vrf_id_t vrf_id, fare_nhg_group_fn fn, void *arg)
+{
+	struct fare_nhg *g;
+
+	frr_each (fare_nhgs, &fare_nhgs, g)
+		if (g->key->vrf_id == vrf_id && g->installed)
+			fn(g->id, fare_nhg_users(g), g->installs, g->key, arg);
+}
+
 static void fare_nhg_member_str(const struct fare_nhg_member *m, char *buf, size_t len)
 {
 	inet_ntop(m->family == FARE_NHG_IPV4 ? AF_INET : AF_INET6, m->gate, buf, len);
@@ -788,6 +798,10 @@ uint32_t fare_nhg_dest_group(const struct bgp_dest *dest)
 bool fare_nhg_supported(void)
 {
 	return false;
+}
+
+void fare_nhg_walk(vrf_id_t vrf_id, fare_nhg_group_fn fn, void *arg)
+{
 }
 
 void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json)

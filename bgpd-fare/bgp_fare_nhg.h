@@ -10,6 +10,7 @@
 #include "bgpd/fare/bgp_fare.h"
 
 struct zapi_route;
+struct fare_nhg_key;
 
 /* The hooks of patch 0021 exist (bgp_zebra_route_nhg) */
 #ifdef BGP_ZEBRA_ROUTE_NHG
@@ -30,5 +31,11 @@ extern uint32_t fare_nhg_dest_group(const struct bgp_dest *dest);
 /* show bgp fare nexthop-groups */
 extern void fare_nhg_show(struct vty *vty, struct fare_instance *fi, json_object *json);
 extern bool fare_nhg_supported(void);
+/* The module's groups of a VRF sent to zebra: id, prefixes, times sent
+ * (each replaces the kernel's group), weighted next hops
+ */
+typedef void (*fare_nhg_group_fn)(uint32_t id, uint32_t prefixes, uint64_t installs,
+				  const struct fare_nhg_key *key, void *arg);
+extern void fare_nhg_walk(vrf_id_t vrf_id, fare_nhg_group_fn fn, void *arg);
 
 #endif /* _BGP_FARE_NHG_H */

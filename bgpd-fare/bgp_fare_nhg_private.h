@@ -33,6 +33,10 @@ struct fare_nhg {
 	bool installed;			     /* sent to zebra (this connection) */
 	uint64_t replaced;		     /* times replaced in place */
 	uint64_t replaced_early;	     /* of those, before bgpd's pass (refresh_due) */
+	/* times sent to zebra: each replaces the kernel's group, whose
+	 * per-member packet counters start again from 0 (bgp_fare_traffic.c)
+	 */
+	uint64_t installs;
 	/* Replaced ahead of its routes (fare_nhg_ahead()): the key it had,
 	 * and how many of its routes were announced with the new one since
 	 * (those whose confirmed equals gen)

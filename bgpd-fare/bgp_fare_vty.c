@@ -22,6 +22,7 @@
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_ingress.h"
 #include "bgpd/fare/bgp_fare_nhg.h"
+#include "bgpd/fare/bgp_fare_traffic.h"
 #include "bgpd/fare/bgp_fare_vty.h"
 
 #include "bgpd/fare/bgp_fare_vty_clippy.c"
@@ -281,6 +282,27 @@ DEFPY(bgp_fare_nexthop_groups, bgp_fare_nexthop_groups_cmd,
 	return CMD_SUCCESS;
 }
 
+DEFPY(bgp_fare_traffic_alarm, bgp_fare_traffic_alarm_cmd,
+      "[no] bgp fare traffic-alarm [threshold (1-100)$threshold] [min-packets (1-4294967295)$min_packets] [interval (1-3600)$interval]",
+      NO_STR BGP_STR FARE_STR
+      "Log when the measured traffic shares of a nexthop group deviate from its weights (kernel counters, Linux 6.9+)\n"
+      "Deviation of a member's share that counts (default 10)\n"
+      "Percentage points\n"
+      "Packets a group must carry in an interval for its deviation to count (default 1000)\n"
+      "Packets\n"
+      "Seconds between two reads of the counters (default 60)\n"
+      "Seconds\n")
+{
+	VTY_DECLVAR_CONTEXT(bgp, bgp);
+	struct fare_instance *fi = fare_instance_get(bgp);
+
+	fare_traffic_alarm_set(fi, !no, threshold_str ? threshold : FARE_TRAFFIC_THRESHOLD_DEFAULT,
+			       min_packets_str ? (uint64_t)min_packets
+					       : FARE_TRAFFIC_MIN_PACKETS_DEFAULT,
+			       interval_str ? interval : FARE_TRAFFIC_INTERVAL_DEFAULT);
+	return CMD_SUCCESS;
+}
+
 DEFPY(bgp_fare_multihoming, bgp_fare_multihoming_cmd,
       "[no] bgp fare multihoming prefix-list WORD$plist factor (1-1024)$factor",
       NO_STR BGP_STR FARE_STR
@@ -503,6 +525,7 @@ void fare_vty_init(void)
 	install_element(BGP_NODE, &bgp_fare_max_weight_cmd);
 	install_element(BGP_NODE, &bgp_fare_multihoming_cmd);
 	install_element(BGP_NODE, &bgp_fare_nexthop_groups_cmd);
+	install_element(BGP_NODE, &bgp_fare_traffic_alarm_cmd);
 	install_element(BGP_NODE, &neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &no_neighbor_fare_link_bw_cmd);
 	install_element(BGP_NODE, &neighbor_fare_flag_cmd);

@@ -22,6 +22,7 @@
 #include "bgpd/fare/bgp_fare_eval.h"
 #include "bgpd/fare/bgp_fare_host.h"
 #include "bgpd/fare/bgp_fare_nhg.h"
+#include "bgpd/fare/bgp_fare_traffic.h"
 #include "bgpd/fare/bgp_fare_vty.h"
 
 #include "bgpd/fare/bgp_fare_vty_show_clippy.c"
@@ -647,6 +648,36 @@ DEFPY(show_bgp_fare_nhg, show_bgp_fare_nhg_cmd,
 	return fare_vty_show_feature(vty, vrf_name, !!uj, fare_nhg_show);
 }
 
+DEFPY(show_bgp_fare_traffic, show_bgp_fare_traffic_cmd,
+      "show bgp [vrf NAME$vrf_name] fare traffic [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
+      "Packets per member of the nexthop groups of the routes: installed weight, intended and measured share, deviation\n"
+      JSON_STR)
+{
+	return fare_vty_show_feature(vty, vrf_name, !!uj, fare_traffic_show);
+}
+
+DEFPY(clear_bgp_fare_traffic, clear_bgp_fare_traffic_cmd,
+      "clear bgp [vrf NAME$vrf_name] fare traffic",
+      CLEAR_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
+      "Count the packets per member of the nexthop groups from now on (the kernel's counters stay)\n")
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, false);
+	struct fare_instance *fi;
+	const char *err = NULL;
+
+	if (!bgp)
+		return CMD_WARNING;
+	fi = fare_vty_show_instance(vty, bgp, false);
+	if (!fi)
+		return CMD_SUCCESS;
+	if (!fare_traffic_clear(fi, &err)) {
+		vty_out(vty, "%% No nexthop objects read from the kernel: %s\n", err);
+		return CMD_WARNING;
+	}
+	return CMD_SUCCESS;
+}
+
 struct fare_show_walk {
 	struct vty *vty;
 	struct fare_instance *fi;
@@ -744,4 +775,6 @@ void fare_vty_show_init(void)
 	install_element(VIEW_NODE, &show_bgp_afi_fare_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_planes_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_nhg_cmd);
+	install_element(VIEW_NODE, &show_bgp_fare_traffic_cmd);
+	install_element(ENABLE_NODE, &clear_bgp_fare_traffic_cmd);
 }

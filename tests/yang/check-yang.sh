@@ -89,6 +89,11 @@ cat >"$tmp/good.json" <<'EOF'
         "hold-down": 30,
         "lower-transitive": false,
         "nexthop-groups": true,
+        "traffic-alarm": {
+          "threshold": 5,
+          "min-packets": 2000,
+          "interval": 30
+        },
         "path-bandwidth": {
           "sub-type": 48
         },
@@ -234,6 +239,8 @@ bad mode-unknown '{ "vrf": "default", "mode": "fast" }'
 bad ingress-group-too-big '{ "vrf": "default", "ecmp-ingress": { "interface": [ { "name": "swp1", "group": 65 } ] } }'
 bad ingress-group-missing '{ "vrf": "default", "ecmp-ingress": { "interface": [ { "name": "swp1" } ] } }'
 bad ingress-in-vrf '{ "vrf": "blue", "ecmp-ingress": { "interface": [ { "name": "swp1", "group": 1 } ] } }'
+bad alarm-threshold-zero '{ "vrf": "default", "traffic-alarm": { "threshold": 0 } }'
+bad alarm-interval-too-long '{ "vrf": "default", "traffic-alarm": { "interval": 3601 } }'
 
 # 4. The model and the module's configuration commands, one to one.
 vtysh=()

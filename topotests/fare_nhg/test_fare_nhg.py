@@ -32,6 +32,16 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    Path Bandwidth (5G) for every prefix; r1 weighs 1:1 again (5G each way).
    Again both groups are replaced in place, same ids, one nexthop event per
    group and no route event; and once more when r3's link is restored (1:2).
+   Real traffic (test_traffic_shares): `clear bgp fare traffic`, then r1
+   sends 4000 UDP flows of its own to hosts of PREFIXES (L4 hash). `show
+   bgp fare traffic json` counts all 4000 in the shared group, each
+   member exactly what its uplink's tx_packets counted (BGP's keepalives
+   aside), weights 1:2 (the kernel's and FARE's), intended shares 33.3 %
+   and 66.7 %, measured shares within sampling error (4 points); and
+   tools/fare-metrics --traffic exports each member's packets as shown.
+   The alarm (test_traffic_alarm, `bgp fare traffic-alarm interval 1`):
+   10,000 small flows raise none; one flow of 3000 packets (all on one
+   member) raises one, logged once, its likely cause "too few flows".
 4. r3 stops advertising MOVER to r1: MOVER's next-hop set changes, it
    moves to another group; the others keep theirs. r3 advertises it
    again: MOVER is back in the shared group, and the group it had meanwhile
@@ -40,7 +50,9 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    over).
 5. `no bgp fare nexthop-groups`: the routes go back to zebra's own
    groups, the module's are deleted; the knob is written back by `show
-   running-config` only when set.
+   running-config` only when set. With the knob off, `show bgp fare
+   traffic` finds zebra's group of the routes from the kernel's table
+   (RTA_NH_ID of the BGP routes): the same check with 2000 flows.
 """
 
 import json
@@ -52,8 +64,10 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare.common import frr_release, kernel_weights, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import (frr_release, kernel_weights, start_fabric, tgen_or_skip, tx_packets, vtysh_json,
+                         wait_for)
 from fare.fabric import Fabric
+from fare.metrics_check import check_format, scrape
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -213,6 +227,80 @@ def _change_in_place(r1, change, exp, what, early):
     assert len(group_events) == 2, (what, monitor)
 
 
+# r1 sends FLOWS UDP flows of its own (one destination port each, over
+# the hosts of PREFIXES), paced: the kernel's per-member counters of the
+# group see each packet, and so do the uplinks' tx counters
+SEND_FLOWS = """
+import socket, sys, time
+n, prefixes = int(sys.argv[1]), sys.argv[2].split(",")
+per = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sent = 0
+for _ in range(per):
+    for i in range(n):
+        p = prefixes[i % len(prefixes)].split("/")[0].rsplit(".", 1)[0]
+        s.sendto(b"FARE", ("{}.{}".format(p, 1 + (i // len(prefixes)) % 250), 20000 + i))
+        sent += 1
+        if sent % 250 == 0:
+            time.sleep(0.02)
+print(sent)
+"""
+UPLINKS = ("to-r2", "to-r3")
+
+
+def _send(router, flows, per_flow=1):
+    "router sends `flows` UDP flows of per_flow packets each to hosts of PREFIXES."
+    sent = router.run("/usr/bin/python3 -c '{}' {} {} {}".format(SEND_FLOWS, flows, ",".join(PREFIXES),
+                                                                per_flow))
+    assert sent.strip() == str(flows * per_flow), sent
+
+
+def _traffic(router):
+    return vtysh_json(router, "show bgp fare traffic json")
+
+
+def _traffic_group(router, gid):
+    return next((g for g in _traffic(router).get("groups", []) if g["id"] == gid), {})
+
+
+def _check_traffic(r1, gid, owner, weights, flows):
+    """clear bgp fare traffic, r1 sends `flows` UDP flows through group gid
+    (weights {uplink: weight}); the show counts every packet, per member
+    what the uplink's tx counter counted (plus BGP's own few packets), and
+    each member's measured share is its weight's within sampling error."""
+    r1.run("sysctl -qw net.ipv4.fib_multipath_hash_policy=1")
+    r1.vtysh_cmd("clear bgp fare traffic")
+    g = _traffic_group(r1, gid)
+    assert g.get("owner") == owner and g.get("counted") is True, g
+    assert g["packets"] == 0 and not g["countersRestarted"], g
+    assert {m["interface"]: m["weight"] for m in g["members"]} == weights, g
+    if owner == "fare":
+        assert all(m["fareWeight"] == m["weight"] for m in g["members"]), g
+    before = tx_packets(r1, UPLINKS)
+    _send(r1, flows)
+    time.sleep(0.5)
+    after = tx_packets(r1, UPLINKS)
+    j = _traffic(r1)
+    g = next(g for g in j["groups"] if g["id"] == gid)
+    sys.stderr.write("fare_nhg: traffic of group {} ({}): {}; tx {}\n".format(
+        gid, owner, json.dumps(g), {i: after[i] - before[i] for i in UPLINKS}))
+    assert g["packets"] == flows, g
+    total_w = sum(weights.values())
+    for m in g["members"]:
+        tx = after[m["interface"]] - before[m["interface"]]
+        # the member's packets left by its interface; BGP adds a keepalive
+        # or two (every 3 s) and nothing else leaves r1
+        assert m["packets"] <= tx <= m["packets"] + 20, (m, tx)
+        assert abs(m["intendedPercent"] - 100.0 * weights[m["interface"]] / total_w) < 0.01, m
+        # binomial sampling error of one flow per packet: sd < 0.8 point
+        # at 4000 flows, 1.1 at 2000
+        assert abs(m["deviationPoints"]) < 4, m
+        assert abs(m["measuredPercent"] - 100.0 * m["packets"] / flows) < 0.01, m
+    assert j["summary"]["groupsAboveThreshold"] == [], j["summary"]
+    assert j["summary"]["worstDeviationPoints"] < 4, j["summary"]
+    return g
+
+
 def _set_bandwidth(router, ifname, mbps):
     return lambda: router.vtysh_cmd("configure terminal\ninterface {}\nbandwidth {}\n"
                                     .format(ifname, mbps))
@@ -237,6 +325,76 @@ def test_remote_change_in_place():
     for mbps, exp, what in ((5000, {"to-r2": 1, "to-r3": 1}, "r3's link to r4 halved"),
                             (10000, {"to-r2": 1, "to-r3": 2}, "r3's link to r4 restored")):
         _change_in_place(r1, _set_bandwidth(r3, "to-r4", mbps), exp, what, early=False)
+
+
+def _r1_shared_group():
+    "The topology, r1 and its shared IPv4 group (skip when there is none)."
+    tgen = tgen_or_skip()
+    if "ipv4" not in STATE:
+        pytest.skip("no shared groups")
+    return tgen, tgen.gears["r1"], STATE["ipv4"]
+
+
+def test_traffic_shares():
+    "Real traffic through the 1:2 group: the kernel's per-member counters against the weights and tx."
+    _, r1, gid = _r1_shared_group()
+    _check_traffic(r1, gid, "fare", {"to-r2": 1, "to-r3": 2}, 4000)
+    # the text show: the group, its members, the summary
+    out = r1.vtysh_cmd("show bgp fare traffic")
+    sys.stderr.write("fare_nhg: show bgp fare traffic:\n{}\n".format(out))
+    assert re.search(r"Group {} \(FARE's, {} prefix\(es\)\): 4000 packet".format(gid, N), out), out
+    assert "Summary: 2 group(s), 4000 packet(s)" in out, out
+    # every member's line whole, its deviation signed (a negative one too)
+    g = _traffic_group(r1, gid)
+    for m in g["members"]:
+        assert re.search(r"\n    {} +\S+ +{} +{} +\S+% +\S+% +[-+]\d+\.\d +{}\n".format(
+            m["id"], m["interface"], m["weight"], m["packets"]), out), (m, out)
+    # tools/fare-metrics --traffic: each member's packets as the show has them
+    rc, text = scrape(r1, "--prefixes", "none", "--traffic")
+    assert rc == 0, text
+    check_format(text)
+    g = _traffic_group(r1, gid)
+    for m in g["members"]:
+        line = 'frr_fare_traffic_member_packets{{group="{}",interface="{}",member="{}",nexthop="{}",vrf="default"}} {}'.format(
+            gid, m["interface"], m["id"], m["nexthop"], m["packets"])
+        assert line in text.splitlines(), (line, text)
+
+
+def test_traffic_alarm():
+    "bgp fare traffic-alarm: 10,000 small flows raise none; one elephant flow does, naming few flows."
+    tgen, r1, gid = _r1_shared_group()
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare traffic-alarm interval 1\n")
+    assert "\n bgp fare traffic-alarm interval 1\n" in r1.vtysh_cmd("show running-config")
+
+    def alarm():
+        return _traffic(r1)["alarm"]
+
+    # the first read makes the window the next one measures
+    assert wait_for(lambda: alarm()["checks"] >= 1, True) is True
+    assert alarm()["enabled"] is True and alarm()["alarms"] == 0
+    _send(r1, 10000)
+    checks = alarm()["checks"]
+    # two reads more: every packet sent counted in a window
+    assert wait_for(lambda: alarm()["checks"] >= checks + 2, True) is True
+    a = alarm()
+    assert a["alarms"] == 0 and a["readErrors"] == 0, a
+
+    # one flow of 3000 packets: all on one member of the 1:2 group
+    _send(r1, 1, 3000)
+    assert wait_for(lambda: alarm()["alarms"] >= 1, True) is True
+    a = alarm()
+    sys.stderr.write("fare_nhg: alarm {}\n".format(json.dumps(a)))
+    assert a["last"]["group"] == gid, a
+    assert a["last"]["packets"] >= 1000 and a["last"]["deviationPoints"] > 33, a
+    assert "too few flows" in a["last"]["cause"], a
+    log = open(os.path.join(tgen.logdir, "r1", "bgpd.log")).read()
+    lines = [l for l in log.splitlines() if "traffic of nexthop group {} deviates".format(gid) in l]
+    assert len(lines) == 1 and "likely cause: a member carried no packet" in lines[0], lines
+    sys.stderr.write("fare_nhg: alarm logged: {}\n".format(lines[0]))
+
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno bgp fare traffic-alarm\n")
+    assert "traffic-alarm" not in r1.vtysh_cmd("show running-config")
+    assert alarm()["enabled"] is False
 
 
 def test_prefix_moves_when_its_vector_changes():
@@ -282,6 +440,14 @@ def test_knob_off_and_config():
         assert kernel_weights(r1, p) == {"to-r2": 1, "to-r3": 2}, p
     j = vtysh_json(r1, "show bgp ipv4 fare {} json".format(PREFIXES[1]))
     assert j["prefixes"][PREFIXES[1]]["nexthopGroupId"] == 0
+    # the traffic of the group of the routes as the kernel's table has it
+    # (RTA_NH_ID; the routes may stay on the id the module's group had):
+    # one group for the N IPv4 prefixes
+    zgid = _shared(r1, PREFIXES)
+    assert zgid, _nhids(r1, PREFIXES)
+    assert _traffic(r1)["groupsOf"] == "zebra"
+    g = _check_traffic(r1, zgid, "zebra", {"to-r2": 1, "to-r3": 2}, 2000)
+    assert g["prefixes"] == N, g
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare nexthop-groups\n")
     assert wait_for(lambda: _shared(r1, PREFIXES) in _module_groups(r1), True) is True
 

@@ -267,6 +267,13 @@ def test_vrf_bandwidth_change():
         assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}
     assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (2, 200)}
     assert kernel_weights(r1, PREFIX) == {"r1-eth0": 1}
+    if groups:
+        # show bgp vrf fare traffic reads the VRF's namespace: the module's
+        # group is listed, not in that kernel (zebra puts no nexthop group
+        # there), and nothing said unsupported
+        j = vtysh_json(r1, "show bgp vrf {} fare traffic json".format(VRF))
+        assert j["vrf"] == "VRF " + VRF and j["countersSupported"] is True and "reason" not in j, j
+        assert [(g["id"], g["owner"], g["inKernel"]) for g in j["groups"]] == [(gid, "fare", False)], j
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
                  "neighbor 10.0.12.2 fare link-bandwidth 100G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 1}
