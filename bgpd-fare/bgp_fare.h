@@ -325,6 +325,8 @@ extern bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *des
  * instance's IPv4 and IPv6 unicast tables (afi AFI_UNSPEC), or of one.
  */
 extern struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest);
+extern size_t fare_dest_mpaths(struct bgp_dest *dest, struct bgp_path_info *best,
+			       struct bgp_path_info **paths, size_t max);
 extern bool fare_route_is_local(struct bgp *bgp, struct bgp_path_info *pi);
 extern bool fare_afi_safi(afi_t afi, safi_t safi);
 typedef void (*fare_dest_fn)(struct bgp_dest *dest, struct bgp_path_info *best, void *arg);

@@ -318,7 +318,8 @@ static void fare_group_neighbors(struct fare_prefix *fp)
 	}
 }
 
-/* Gather best + multipaths in the order bgpd hands them to zebra, and let
+/* Gather best + multipaths (fare_dest_mpaths(): the order bgpd hands them
+ * to zebra, and every multipath where bgpd set one apart), and let
  * the core compute weights and what to advertise.
  */
 static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_dest *dest,
@@ -332,20 +333,20 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		.limits = { .max_weight = fare_max_weight(fi), .max_members = fi->max_members },
 	};
 	struct fare_counters *cnt = count ? &fi->counters : NULL;
-	struct bgp_path_info *pi;
-	size_t j;
+	size_t j, n;
 
 	fp->n = 0;
 	fp->multihoming = fare_multihoming_factor(fi, bgp_dest_get_prefix(dest));
 	params.multihoming = fp->multihoming;
 
-	for (pi = best; pi && fp->n < MULTIPATH_NUM; pi = bgp_path_info_mpath_next(pi)) {
+	n = fare_dest_mpaths(dest, best, fp->paths, MULTIPATH_NUM);
+	while (fp->n < n) {
 		struct fare_path_in *in = &fp->in[fp->n];
+		struct bgp_path_info *pi = fp->paths[fp->n];
 		struct peer *peer = pi->peer;
 		struct fare_ga_set gas = {}, gas_nt = {};
 
 		memset(in, 0, sizeof(*in));
-		fp->paths[fp->n] = pi;
 		fp->stale_as[fp->n] = 0;
 		in->link_bw = fare_peer_link_bw(fi, peer, &fp->link_source[fp->n],
 						&fp->link_held[fp->n]);

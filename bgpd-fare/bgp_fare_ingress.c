@@ -217,11 +217,11 @@ static void fare_ingress_withdraw(struct fare_instance *fi, const struct prefix 
  */
 static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest)
 {
-	static const struct bgp_path_info *paths[MULTIPATH_NUM];
+	static struct bgp_path_info *paths[MULTIPATH_NUM];
 	static uint32_t weights[MULTIPATH_NUM];
 	static int32_t member_of_port[256];
 	const struct prefix *p = bgp_dest_get_prefix(dest);
-	struct bgp_path_info *best = fare_dest_selected(dest), *pi;
+	struct bgp_path_info *best = fare_dest_selected(dest);
 	struct fare_ingress_if *ing;
 	struct listnode *node;
 	uint32_t last_group, index, n_ports;
@@ -231,8 +231,7 @@ static bool fare_ingress_install(struct fare_instance *fi, struct bgp_dest *dest
 
 	if (!best || fare_route_is_local(fi->bgp, best))
 		return false;
-	for (pi = best; pi && n < MULTIPATH_NUM; pi = bgp_path_info_mpath_next(pi))
-		paths[n++] = pi;
+	n = fare_dest_mpaths(dest, best, paths, MULTIPATH_NUM);
 	fare_installed_weights(fi, dest, best, weights, n);
 
 	/* pass 0: every port has a next hop; pass 1: the routes */

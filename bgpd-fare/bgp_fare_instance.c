@@ -15,6 +15,7 @@
 
 #include "bgpd/bgpd.h"
 #include "bgpd/bgp_ecommunity.h"
+#include "bgpd/bgp_mpath.h"
 #include "bgpd/bgp_route.h"
 #include "bgpd/bgp_table.h"
 #include "bgpd/bgp_updgrp.h"
@@ -252,6 +253,26 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED))
 			return pi;
 	return NULL;
+}
+
+/* The destination's best path and its multipaths, at most max, best
+ * first: bgpd's order (bgp_path_info_mpath_next()) while the list is as
+ * best-path selection sorted it. A path bgpd moved ahead of the best one
+ * since (bgp_process() of one path, as on a next-hop update, until the
+ * selection runs) is still a multipath: it comes after those.
+ */
+size_t fare_dest_mpaths(struct bgp_dest *dest, struct bgp_path_info *best,
+			struct bgp_path_info **paths, size_t max)
+{
+	struct bgp_path_info *pi;
+	size_t n = 0;
+
+	for (pi = best; pi && n < max; pi = bgp_path_info_mpath_next(pi))
+		paths[n++] = pi;
+	for (pi = bgp_dest_get_bgp_path_info(dest); pi && pi != best && n < max; pi = pi->next)
+		if (CHECK_FLAG(pi->flags, BGP_PATH_MULTIPATH))
+			paths[n++] = pi;
+	return n;
 }
 
 /* Originated here (network, redistribute, aggregate), not received */
