@@ -255,11 +255,13 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 	return NULL;
 }
 
-/* The destination's best path and its multipaths, at most max, best
- * first: bgpd's order (bgp_path_info_mpath_next()) while the list is as
- * best-path selection sorted it. A path bgpd moved ahead of the best one
- * since (bgp_process() of one path, as on a next-hop update, until the
- * selection runs) is still a multipath: it comes after those.
+/* The destination's best path and its multipaths, at most max: the best
+ * path, the multipaths after it, then those ahead of it and still valid.
+ * Best-path selection leaves the best path at the head of the list;
+ * bgp_process() of one path (a next-hop update, an UPDATE) moves that
+ * path to the head until the next selection. The order is the one bgpd
+ * sends the next hops to zebra in (FRR 10.7: bgp_path_info_mpath_collect(),
+ * patch 0023), so FARE's weights, by index, follow it.
  */
 size_t fare_dest_mpaths(struct bgp_dest *dest, struct bgp_path_info *best,
 			struct bgp_path_info **paths, size_t max)
@@ -270,7 +272,7 @@ size_t fare_dest_mpaths(struct bgp_dest *dest, struct bgp_path_info *best,
 	for (pi = best; pi && n < max; pi = bgp_path_info_mpath_next(pi))
 		paths[n++] = pi;
 	for (pi = bgp_dest_get_bgp_path_info(dest); pi && pi != best && n < max; pi = pi->next)
-		if (CHECK_FLAG(pi->flags, BGP_PATH_MULTIPATH))
+		if (CHECK_FLAG(pi->flags, BGP_PATH_MULTIPATH) && !BGP_PATH_HOLDDOWN(pi))
 			paths[n++] = pi;
 	return n;
 }
