@@ -85,6 +85,7 @@ static int bgp_fare_module_init(void)
 	hook_register(bgp_peer_group_delete, fare_peer_group_delete);
 	hook_register(bgp_prefix_list_update, fare_prefix_list_update);
 	hook_register(bgp_route_selected, fare_route_selected);
+	hook_register(bgp_config_end, fare_config_end);
 	hook_register(frr_late_init, fare_late_init);
 	hook_register(frr_early_fini, fare_fini);
 

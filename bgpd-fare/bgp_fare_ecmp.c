@@ -24,6 +24,7 @@
 #include "bgpd/bgp_mpath.h"
 #include "bgpd/bgp_route.h"
 #include "bgpd/bgp_table.h"
+#include "bgpd/bgp_vty.h"
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_compat.h"
@@ -130,6 +131,7 @@ static void fare_ecmp_fini(struct fare_instance *fi)
 	list_delete(&fi->ecmp->pins);
 	fare_ecmp_ingress_clear(fi);
 	fare_ecmp_count_state_fini(fi);
+	event_cancel(&fi->ecmp->t_layout);
 	XFREE(MTYPE_FARE_ECMP, fi->ecmp);
 }
 
@@ -228,11 +230,36 @@ void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t
 	m->subgroup = subgroup;
 }
 
-/* Sub-groups configured or removed (size or explicit members). */
+static void fare_ecmp_layout_settled(struct event *t)
+{
+	struct fare_instance *fi = EVENT_ARG(t);
+
+	fi->ecmp->layout_deferred = false;
+	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
+}
+
+/* Sub-groups configured or removed (size or explicit members). A change
+ * of an existing layout takes effect FARE_ECMP_LAYOUT_SETTLE_MS after the
+ * last such line, or when bgpd has read a whole configuration
+ * (fare_ecmp_config_end()), whichever is later: the lines of one change
+ * (an explicit layout is one line per uplink) then make one step, and
+ * their intermediate layouts move no remote group (EE-4 moves as few
+ * groups as it can from where they are now, so steps through other
+ * layouts could leave groups elsewhere than the final layout alone).
+ */
 void fare_ecmp_subgroups_changed(struct fare_instance *fi)
 {
-	if (!fare_ecmp_ingress_enabled(fi))
+	if (!fare_ecmp_ingress_enabled(fi)) {
 		fare_ecmp_ingress_clear(fi);
+		event_cancel(&fi->ecmp->t_layout);
+		fi->ecmp->layout_deferred = false;
+		fare_instance_refresh_later(fi, "ECMP sub-groups changed");
+		return;
+	}
+	fi->ecmp->layout_deferred = true;
+	event_cancel(&fi->ecmp->t_layout);
+	event_add_timer_msec(bm->master, fare_ecmp_layout_settled, fi, FARE_ECMP_LAYOUT_SETTLE_MS,
+			     &fi->ecmp->t_layout);
 }
 
 /* The operator's map entry for a remote group (subgroup 0: remove). */
@@ -409,6 +436,11 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 	if (fi->ecmp->layout_generation == fare_generation_now())
 		return;
 	had_layout = fi->ecmp->layout_generation != 0;
+	/* a change being configured: the layout in force stays until it
+	 * settles (fare_ecmp_subgroups_changed())
+	 */
+	if (had_layout && (fi->ecmp->layout_deferred || bgp_config_inprocess()))
+		return;
 	/* kept to find the sessions whose sub-group changes */
 	old_sg = fi->ecmp->peer_sg;
 	n_old_sg = fi->ecmp->n_peer_sg;
@@ -511,6 +543,17 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 		}
 	}
 	XFREE(MTYPE_FARE_ECMP, old_sg);
+}
+
+/* bgpd has read a whole configuration: a layout change it held back
+ * takes effect now, in one step.
+ */
+void fare_ecmp_config_end(struct fare_instance *fi)
+{
+	if (!fi->ecmp->layout_deferred || event_is_scheduled(fi->ecmp->t_layout))
+		return;
+	fi->ecmp->layout_deferred = false;
+	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 }
 
 /* EE-4: the restriction of a prefix's next hops to its remote group's

@@ -19,6 +19,9 @@ struct fare_ecmp_peer_sg;
 PREDECL_HASH(fare_ecmp_dests);
 PREDECL_HASH(fare_ecmp_counts);
 
+/* how long a change of the sub-group layout settles (EE-2) */
+#define FARE_ECMP_LAYOUT_SETTLE_MS 200
+
 /* Enhanced ECMP of one BGP instance (EE-2, EE-3, EE-4) */
 struct fare_ecmp_state {
 	uint8_t subtype;	   /* EE-3 GroupID sub-type */
@@ -28,7 +31,9 @@ struct fare_ecmp_state {
 	struct list *pins;	   /* struct fare_ecmp_pin: operator's map */
 	struct fare_ecmp_map *map; /* EE-4 remote group -> sub-group */
 	uint64_t layout_generation;
-	char **uplinks; /* sorted interface names */
+	bool layout_deferred;	/* a change settling, or a config read */
+	struct event *t_layout; /* the change settled */
+	char **uplinks;		/* sorted interface names */
 	uint32_t *uplink_subgroup;
 	size_t n_uplinks;
 	struct fare_ecmp_peer_sg *peer_sg; /* by peer address */
@@ -58,6 +63,7 @@ extern void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const
 extern void fare_ecmp_member_set(struct fare_instance *fi, const char *ifname, uint32_t subgroup);
 extern void fare_ecmp_pin_set(struct fare_instance *fi, struct fare_ecmp_key key, uint32_t subgroup);
 extern bool fare_ecmp_ingress_enabled(const struct fare_instance *fi);
+extern void fare_ecmp_config_end(struct fare_instance *fi);
 extern void fare_ecmp_subgroups_changed(struct fare_instance *fi);
 extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *name);
 extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);

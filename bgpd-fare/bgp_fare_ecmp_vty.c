@@ -75,7 +75,6 @@ DEFPY(bgp_fare_ecmp_subgroups, bgp_fare_ecmp_subgroups_cmd,
 	}
 	fare_ecmp_subgroup_size_set(fi, no ? 0 : size);
 	fare_ecmp_subgroups_changed(fi);
-	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 	return CMD_SUCCESS;
 }
 
@@ -92,7 +91,6 @@ DEFPY(bgp_fare_ecmp_subgroup_member, bgp_fare_ecmp_subgroup_member_cmd,
 
 	fare_ecmp_member_set(fi, ifname, no ? 0 : sg);
 	fare_ecmp_subgroups_changed(fi);
-	fare_instance_refresh_later(fi, "ECMP sub-groups changed");
 	return CMD_SUCCESS;
 }
 

@@ -420,6 +420,18 @@ static bool fare_out_plist_used(struct fare_instance *fi, const char *name)
 	return false;
 }
 
+/* bgpd has read a whole configuration (vtysh -f, frr-reload.py, a start):
+ * what FARE held back until then takes effect (EE-2: the sub-group layout)
+ */
+int fare_config_end(struct bgp *bgp)
+{
+	struct fare_instance *fi = fare_instance_find(bgp);
+
+	if (fi)
+		fare_ecmp_config_end(fi);
+	return 0;
+}
+
 /* FARE-6: a prefix-list used by "bgp fare multihoming" changed; EE-3:
  * one used by "bgp fare ecmp-group-id N prefix-list X": the originated
  * routes are tagged, and announced, anew; WP-2: one a neighbor filters

@@ -24,6 +24,7 @@ extern int fare_peer_status_changed(struct peer *peer);
 extern int fare_peer_delete(struct peer *peer);
 extern int fare_peer_group_delete(struct peer_group *group);
 extern int fare_prefix_list_update(struct prefix_list *plist);
+extern int fare_config_end(struct bgp *bgp);
 extern int fare_bgp_delete(struct bgp *bgp);
 extern int fare_zebra_capabilities(const struct zclient_capabilities *cap);
 
