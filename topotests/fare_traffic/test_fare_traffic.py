@@ -37,6 +37,10 @@ interval seconds later):
   alarm exactly, over the 4000 packets, with the deviation the counters
   give, its cause "a member carried no packet: too few flows ...", and
   one line in bgpd.log.
+`show bgp ipv4|ipv6 fare PREFIX traffic json` gives the kernel group of
+h1's subnet (IPv4 and IPv6) with its members' weights 1:1:2:2, and after
+each case the same group, packets and shares as `show bgp fare traffic`;
+a prefix with no BGP route on a group says so.
 """
 
 import json
@@ -77,6 +81,7 @@ def test_plain_ecmp_shows_the_imbalance():
 
 H1 = "172.16.1.10"
 H1_NET = "172.16.1.0/24"
+H1_NET6 = "2001:db8:1::/64"
 # leaf2's link bandwidths (FARE-3 overrides) and the weights they give
 # (FARE-4: min(link, what spine j advertises: 800, 800, 800, 400))
 LINK_BW = {"to-s1": "100G", "to-s2": "100G", "to-s3": "200G", "to-s4": "200G"}
@@ -101,14 +106,20 @@ def _traffic(leaf2):
     return vtysh_json(leaf2, "show bgp fare traffic json")
 
 
-def _h1_group(leaf2):
+def _h1_group(leaf2, family=4):
     "The kernel nexthop group of h1's subnet at leaf2."
-    route = json.loads(leaf2.run("ip -j -4 route show {}".format(H1_NET)))[0]
+    route = json.loads(leaf2.run("ip -j -{} route show {}".format(
+        family, H1_NET if family == 4 else H1_NET6)))[0]
     return route["nhid"]
 
 
 def _group(j, gid):
     return next((g for g in j.get("groups", []) if g["id"] == gid), {})
+
+
+def _prefix_traffic(leaf2, prefix):
+    return vtysh_json(leaf2, "show bgp {} fare {} traffic json".format(
+        "ipv6" if ":" in prefix else "ipv4", prefix))
 
 
 def test_alarm_setup_weights_1_1_2_2():
@@ -125,6 +136,20 @@ def test_alarm_setup_weights_1_1_2_2():
     assert j["countersSupported"] is True and j["groupsOf"] == "zebra", j
     g = _group(j, _h1_group(leaf2))
     assert {m["interface"]: m["weight"] for m in g["members"]} == W1122, g
+    # the prefix's view: its kernel group, the members' weights and shares
+    for prefix, nhid in ((H1_NET, _h1_group(leaf2)), (H1_NET6, _h1_group(leaf2, 6))):
+        p = _prefix_traffic(leaf2, prefix)
+        assert p["prefix"] == prefix and p["nexthopGroupId"] == nhid, p
+        assert p["countersSupported"] is True and p["group"]["id"] == nhid, p
+        members = p["group"]["members"]
+        assert {m["interface"]: m["weight"] for m in members} == W1122, p
+        assert {m["interface"]: round(m["intendedPercent"], 2) for m in members} == {
+            "to-s1": 16.67, "to-s2": 16.67, "to-s3": 33.33, "to-s4": 33.33}, p
+    # leaf2's own subnet: connected in the kernel, on no group
+    p = _prefix_traffic(leaf2, "172.16.2.0/24")
+    assert p["nexthopGroupId"] == 0 and "group" not in p and "no BGP route" in p["reason"], p
+    out = leaf2.vtysh_cmd("show bgp ipv4 fare 2001:db8:1::/64 traffic")
+    assert "% Prefix 2001:db8:1::/64 is not IPv4" in out, out
     # resolve h1's and h2's neighbours before any count
     tgen.gears["h2"].run("ping -c 2 -i 0.2 -W 1 {}".format(H1))
 
@@ -163,6 +188,11 @@ def _counted(tgen, flows, per_flow, sport_base):
     start, end = _in_one_window(leaf2, lambda: _send(h2, flows, per_flow, sport_base))
     after = tx_packets(leaf2, UPLINKS)
     g = _group(_traffic(leaf2), gid)
+    # the prefix's view: the same group, the same counts
+    p = _prefix_traffic(leaf2, H1_NET)
+    assert p["nexthopGroupId"] == gid and p["group"] == g, (p, g)
+    sys.stderr.write("fare_traffic: show bgp ipv4 fare {} traffic:\n{}\n".format(
+        H1_NET, leaf2.vtysh_cmd("show bgp ipv4 fare {} traffic".format(H1_NET))))
     sys.stderr.write("fare_traffic: {} flow(s) x {}: group {} {}; tx {}; alarm {}\n".format(
         flows, per_flow, gid, json.dumps(g), {i: after[i] - before[i] for i in UPLINKS}, json.dumps(end)))
     assert g["packets"] == flows * per_flow, g
