@@ -1087,23 +1087,36 @@ void fare_traffic_show_prefix(struct vty *vty, struct fare_instance *fi, const s
 	struct fare_traffic_worst worst = {};
 	struct fare_traffic_prefix_route pr = { .p = p };
 	struct fare_traffic_group one = {}, *g = NULL;
+	const struct fare_traffic_nh *nh;
 	json_object *jgroups;
+	uint32_t single = 0;
 	size_t i;
 
 	if (!fare_traffic_show_read(vty, fi, &k, &gs, &pr, json))
 		return;
+	/* a route on one next hop has a nexthop object of its own, no group */
+	nh = pr.nhid ? fare_traffic_nh_find(&k, pr.nhid) : NULL;
+	if (nh && !nh->e.group) {
+		single = pr.nhid;
+		pr.nhid = 0;
+	}
 	if (json) {
 		json_object_string_addf(json, "prefix", "%pFX", p);
 	} else {
 		vty_out(vty, "FARE traffic %s, %pFX: ", fi->bgp->name_pretty, p);
 		if (pr.nhid)
 			vty_out(vty, "kernel nexthop group %u\n", pr.nhid);
+		else if (single)
+			vty_out(vty, "one next hop (kernel nexthop %u), no group\n", single);
 		else
 			vty_out(vty, "no kernel nexthop group\n");
 	}
 	fare_traffic_show_head(vty, fi, &k, json);
-	if (json)
+	if (json) {
 		json_object_int_add(json, "nexthopGroupId", pr.nhid);
+		if (single)
+			json_object_int_add(json, "nexthopId", single);
+	}
 	/* the group as the show of all has it (owner, prefixes), else the
 	 * route's group alone (zebra's)
 	 */

@@ -40,7 +40,8 @@ interval seconds later):
 `show bgp ipv4|ipv6 fare PREFIX traffic json` gives the kernel group of
 h1's subnet (IPv4 and IPv6) with its members' weights 1:1:2:2, and after
 each case the same group, packets and shares as `show bgp fare traffic`;
-a prefix with no BGP route on a group says so.
+a prefix with no BGP route on a group says so, and one on a single next
+hop (spine1's towards h1) names its nexthop object.
 """
 
 import json
@@ -50,7 +51,7 @@ import time
 import pytest
 
 # pylint: disable=C0413
-from fare.common import SENDER, kernel_weights, report, tgen_or_skip, tx_packets, vtysh_json, wait_for
+from fare.common import SENDER, kernel_nexthop, kernel_weights, report, tgen_or_skip, tx_packets, vtysh_json, wait_for
 from fare.scenarios import (check_plain_ecmp_shows_the_imbalance, check_traffic_split_follows_weights,
                             check_weights_in_kernel, start_traffic_fabric, stop_fabric, UPLINKS)
 
@@ -108,9 +109,9 @@ def _traffic(leaf2):
 
 def _h1_group(leaf2, family=4):
     "The kernel nexthop group of h1's subnet at leaf2."
-    route = json.loads(leaf2.run("ip -j -{} route show {}".format(
-        family, H1_NET if family == 4 else H1_NET6)))[0]
-    return route["nhid"]
+    nhid, group = kernel_nexthop(leaf2, H1_NET if family == 4 else H1_NET6)
+    assert group, nhid
+    return nhid
 
 
 def _group(j, gid):
@@ -148,6 +149,14 @@ def test_alarm_setup_weights_1_1_2_2():
     # leaf2's own subnet: connected in the kernel, on no group
     p = _prefix_traffic(leaf2, "172.16.2.0/24")
     assert p["nexthopGroupId"] == 0 and "group" not in p and "no BGP route" in p["reason"], p
+    # spine1's route towards h1: one next hop, a nexthop object of its own
+    spine1 = tgen.gears["spine1"]
+    nhid, group = kernel_nexthop(spine1, H1_NET)
+    assert nhid and not group, (nhid, group)
+    p = _prefix_traffic(spine1, H1_NET)
+    assert p["nexthopGroupId"] == 0 and p["nexthopId"] == nhid and "group" not in p, p
+    assert "one next hop (kernel nexthop {}), no group".format(nhid) in spine1.vtysh_cmd(
+        "show bgp ipv4 fare {} traffic".format(H1_NET))
     out = leaf2.vtysh_cmd("show bgp ipv4 fare 2001:db8:1::/64 traffic")
     assert "% Prefix 2001:db8:1::/64 is not IPv4" in out, out
     # resolve h1's and h2's neighbours before any count
