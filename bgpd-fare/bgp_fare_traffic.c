@@ -314,6 +314,52 @@ static void fare_traffic_module_group(uint32_t id, uint32_t prefixes, uint64_t i
 	g->key = key;
 }
 
+/* One BGP route of the kernel's: its table, its group (RTA_NH_ID, 0:
+ * none) and its destination (dst NULL: none, a default route)
+ */
+struct fare_traffic_route {
+	uint8_t family, dst_len;
+	uint32_t table, nhid;
+	const void *dst;
+	size_t dst_size;
+};
+
+/* false when the message is not a BGP route */
+static bool fare_traffic_route_parse(const struct nlmsghdr *h, struct fare_traffic_route *r)
+{
+	const struct rtmsg *rtm = NLMSG_DATA(h);
+	const struct rtattr *rta;
+	int alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*rtm));
+
+	if (h->nlmsg_type != RTM_NEWROUTE || alen < 0 || rtm->rtm_protocol != RTPROT_BGP)
+		return false;
+	memset(r, 0, sizeof(*r));
+	r->family = rtm->rtm_family;
+	r->dst_len = rtm->rtm_dst_len;
+	r->table = rtm->rtm_table;
+	for (rta = RTM_RTA(rtm); RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen)) {
+		if (rta->rta_type == RTA_TABLE && RTA_PAYLOAD(rta) >= 4)
+			memcpy(&r->table, RTA_DATA(rta), 4);
+		else if (rta->rta_type == RTA_NH_ID && RTA_PAYLOAD(rta) >= 4)
+			memcpy(&r->nhid, RTA_DATA(rta), 4);
+		else if (rta->rta_type == RTA_DST) {
+			r->dst = RTA_DATA(rta);
+			r->dst_size = RTA_PAYLOAD(rta);
+		}
+	}
+	return true;
+}
+
+/* The kernel's table of the instance's routes */
+static uint32_t fare_traffic_table(const struct fare_instance *fi)
+{
+	struct vrf *vrf = vrf_lookup_by_id(fi->bgp->vrf_id);
+
+	if (vrf && vrf->vrf_id != VRF_DEFAULT && !vrf_is_backend_netns() && vrf->data.l.table_id)
+		return vrf->data.l.table_id;
+	return RT_TABLE_MAIN;
+}
+
 /* The kernel's routes of the instance's table: the group of each BGP route */
 struct fare_traffic_routes {
 	uint32_t table;
@@ -324,27 +370,53 @@ struct fare_traffic_routes {
 static void fare_traffic_route_msg(const struct nlmsghdr *h, size_t len, void *arg)
 {
 	struct fare_traffic_routes *rs = arg;
-	const struct rtmsg *rtm = NLMSG_DATA(h);
-	const struct rtattr *rta;
-	uint32_t table, nhid = 0;
-	int alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*rtm));
+	struct fare_traffic_route r;
 
-	if (h->nlmsg_type != RTM_NEWROUTE || alen < 0 || rtm->rtm_protocol != RTPROT_BGP)
-		return;
-	table = rtm->rtm_table;
-	for (rta = RTM_RTA(rtm); RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen)) {
-		if (rta->rta_type == RTA_TABLE && RTA_PAYLOAD(rta) >= 4)
-			memcpy(&table, RTA_DATA(rta), 4);
-		else if (rta->rta_type == RTA_NH_ID && RTA_PAYLOAD(rta) >= 4)
-			memcpy(&nhid, RTA_DATA(rta), 4);
-	}
-	if (table != rs->table || !nhid)
+	if (!fare_traffic_route_parse(h, &r) || r.table != rs->table || !r.nhid)
 		return;
 	if (rs->n == rs->cap) {
 		rs->cap = rs->cap ? 2 * rs->cap : 256;
 		rs->ids = XREALLOC(MTYPE_FARE_TRAFFIC, rs->ids, rs->cap * sizeof(*rs->ids));
 	}
-	rs->ids[rs->n++] = nhid;
+	rs->ids[rs->n++] = r.nhid;
+}
+
+/* One prefix's route in the instance's table: its group (nhid, 0: the
+ * kernel has no BGP route of that prefix, or not on a group)
+ */
+struct fare_traffic_prefix_route {
+	uint32_t table;
+	const struct prefix *p;
+	uint32_t nhid;
+};
+
+static void fare_traffic_prefix_msg(const struct nlmsghdr *h, size_t len, void *arg)
+{
+	struct fare_traffic_prefix_route *pr = arg;
+	struct fare_traffic_route r;
+	size_t blen = prefix_blen(pr->p);
+
+	if (!fare_traffic_route_parse(h, &r) || r.table != pr->table || r.family != pr->p->family ||
+	    r.dst_len != pr->p->prefixlen)
+		return;
+	if (pr->p->prefixlen &&
+	    (!r.dst || r.dst_size < blen || memcmp(r.dst, &pr->p->u.prefix, blen)))
+		return;
+	pr->nhid = r.nhid;
+}
+
+/* Send an RTM_GETROUTE dump of family, each route to fn */
+static void fare_traffic_route_dump(int fd, int family, fare_traffic_msg_fn fn, void *arg)
+{
+	struct {
+		struct nlmsghdr n;
+		struct rtmsg r;
+	} req = {};
+
+	req.n.nlmsg_len = NLMSG_LENGTH(sizeof(req.r));
+	req.n.nlmsg_type = RTM_GETROUTE;
+	req.r.rtm_family = family;
+	fare_traffic_dump(fd, &req.n, fn, arg);
 }
 
 static int fare_traffic_u32_cmp(const void *a, const void *b)
@@ -359,24 +431,11 @@ static void fare_traffic_zebra_groups(struct fare_instance *fi, int fd,
 				      const struct fare_traffic_kernel *k,
 				      struct fare_traffic_groups *gs)
 {
-	struct vrf *vrf = vrf_lookup_by_id(fi->bgp->vrf_id);
-	struct fare_traffic_routes rs = { .table = RT_TABLE_MAIN };
-	int families[] = { AF_INET, AF_INET6 };
+	struct fare_traffic_routes rs = { .table = fare_traffic_table(fi) };
 	size_t i, j;
 
-	if (vrf && vrf->vrf_id != VRF_DEFAULT && !vrf_is_backend_netns() && vrf->data.l.table_id)
-		rs.table = vrf->data.l.table_id;
-	for (i = 0; i < array_size(families); i++) {
-		struct {
-			struct nlmsghdr n;
-			struct rtmsg r;
-		} req = {};
-
-		req.n.nlmsg_len = NLMSG_LENGTH(sizeof(req.r));
-		req.n.nlmsg_type = RTM_GETROUTE;
-		req.r.rtm_family = families[i];
-		fare_traffic_dump(fd, &req.n, fare_traffic_route_msg, &rs);
-	}
+	fare_traffic_route_dump(fd, AF_INET, fare_traffic_route_msg, &rs);
+	fare_traffic_route_dump(fd, AF_INET6, fare_traffic_route_msg, &rs);
 	if (rs.n)
 		qsort(rs.ids, rs.n, sizeof(*rs.ids), fare_traffic_u32_cmp);
 	for (i = 0; i < rs.n; i = j) {
@@ -505,8 +564,12 @@ static void fare_traffic_snap_take(struct fare_traffic_snap *snap,
 	snap->taken = monotime(NULL);
 }
 
+/* The kernel's nexthop objects (k) and the groups of the instance's
+ * routes (gs); with pr, also the group of pr's prefix
+ */
 static bool fare_traffic_read(struct fare_instance *fi, struct fare_traffic_kernel *k,
-			      struct fare_traffic_groups *gs, const char **err)
+			      struct fare_traffic_groups *gs, struct fare_traffic_prefix_route *pr,
+			      const char **err)
 {
 	int fd = fare_traffic_socket(fi->bgp->vrf_id);
 
@@ -523,6 +586,10 @@ static bool fare_traffic_read(struct fare_instance *fi, struct fare_traffic_kern
 		return false;
 	}
 	fare_traffic_groups(fi, fd, k, gs);
+	if (pr) {
+		pr->table = fare_traffic_table(fi);
+		fare_traffic_route_dump(fd, pr->p->family, fare_traffic_prefix_msg, pr);
+	}
 	close(fd);
 	return true;
 }
@@ -540,7 +607,7 @@ bool fare_traffic_clear(struct fare_instance *fi, const char **err)
 	struct fare_traffic_kernel k;
 	struct fare_traffic_groups gs;
 
-	if (!fare_traffic_read(fi, &k, &gs, err)) {
+	if (!fare_traffic_read(fi, &k, &gs, NULL, err)) {
 		fare_traffic_read_free(&k, &gs);
 		return false;
 	}
@@ -666,7 +733,7 @@ static void fare_traffic_alarm_check(struct event *event)
 	struct fare_traffic_groups gs;
 	const char *err = NULL;
 
-	if (fare_traffic_read(fi, &k, &gs, &err)) {
+	if (fare_traffic_read(fi, &k, &gs, NULL, &err)) {
 		if (ts->window.taken && k.stats)
 			for (size_t i = 0; i < gs.n; i++)
 				fare_traffic_alarm_group(fi, &k, &gs.g[i],
@@ -892,40 +959,52 @@ static void fare_traffic_show_group(struct vty *vty, struct fare_instance *fi,
 
 static const char *fare_traffic_unsupported =
 	"this kernel does not count packets per member of a nexthop group (Linux 6.9 and later do)";
+static const char *fare_traffic_no_group =
+	"the kernel has no BGP route of this prefix on a nexthop group (not installed, or a single next hop)";
 
-void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *json)
+/* The kernel's nexthop objects and the instance's groups, for a show;
+ * false (said in json or text) when they could not be read
+ */
+static bool fare_traffic_show_read(struct vty *vty, struct fare_instance *fi,
+				   struct fare_traffic_kernel *k, struct fare_traffic_groups *gs,
+				   struct fare_traffic_prefix_route *pr, json_object *json)
+{
+	const char *err = NULL;
+
+	if (fare_traffic_read(fi, k, gs, pr, &err))
+		return true;
+	if (json) {
+		json_object_boolean_add(json, "countersSupported", false);
+		json_object_string_addf(json, "reason", "no nexthop objects read: %s", err);
+	} else {
+		vty_out(vty, "%% No nexthop objects read from the kernel: %s\n", err);
+	}
+	fare_traffic_read_free(k, gs);
+	return false;
+}
+
+/* What both shows begin with: whether the kernel counts, since when,
+ * the threshold
+ */
+static void fare_traffic_show_head(struct vty *vty, struct fare_instance *fi,
+				   const struct fare_traffic_kernel *k, json_object *json)
 {
 	struct fare_traffic_state *ts = fi->traffic;
-	struct fare_traffic_kernel k;
-	struct fare_traffic_groups gs;
-	struct fare_traffic_worst worst = {};
-	json_object *jgroups = NULL, *jsum;
-	const char *err = NULL;
 	bool counted, any_group;
 	size_t i;
 
-	if (!fare_traffic_read(fi, &k, &gs, &err)) {
-		if (json) {
-			json_object_boolean_add(json, "countersSupported", false);
-			json_object_string_addf(json, "reason", "no nexthop objects read: %s", err);
-		} else {
-			vty_out(vty, "%% No nexthop objects read from the kernel: %s\n", err);
-		}
-		fare_traffic_kernel_free(&k);
-		return;
-	}
 	/* the kernel took the flag, and reports counters of its groups (a
 	 * kernel before 6.9 refuses the flag, or may ignore it); with no
 	 * group in the namespace at all, nothing says otherwise
 	 */
-	counted = k.stats;
-	for (i = 0, any_group = false; k.stats && i < k.n; i++) {
-		if (!k.nh[i].e.group)
+	counted = k->stats;
+	for (i = 0, any_group = false; k->stats && i < k->n; i++) {
+		if (!k->nh[i].e.group)
 			continue;
 		if (!any_group)
 			counted = false;
 		any_group = true;
-		if (k.nh[i].e.has_stats)
+		if (k->nh[i].e.has_stats)
 			counted = true;
 	}
 	if (json) {
@@ -939,20 +1018,37 @@ void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *j
 				    ts->cleared.taken ? monotime(NULL) - ts->cleared.taken : -1);
 		json_object_int_add(json, "thresholdPoints", ts->threshold);
 		json_object_int_add(json, "minPackets", ts->min_packets);
-		jgroups = json_object_new_array();
-		json_object_object_add(json, "groups", jgroups);
-		worst.jabove = json_object_new_array();
-	} else {
+		return;
+	}
+	if (!counted)
+		vty_out(vty, "  %s\n", fare_traffic_unsupported);
+	if (ts->cleared.taken)
+		vty_out(vty, "  Counted since the clear %lld s ago\n",
+			(long long)(monotime(NULL) - ts->cleared.taken));
+	else
+		vty_out(vty, "  Counted since each group was installed (never cleared)\n");
+}
+
+void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *json)
+{
+	struct fare_traffic_state *ts = fi->traffic;
+	struct fare_traffic_kernel k;
+	struct fare_traffic_groups gs;
+	struct fare_traffic_worst worst = {};
+	json_object *jgroups = NULL, *jsum;
+	size_t i;
+
+	if (!fare_traffic_show_read(vty, fi, &k, &gs, NULL, json))
+		return;
+	if (!json)
 		vty_out(vty,
 			"FARE traffic %s: packets per member of the nexthop groups of its routes (%s)\n",
 			fi->bgp->name_pretty, fi->nhg ? "the module's groups" : "zebra's groups");
-		if (!counted)
-			vty_out(vty, "  %s\n", fare_traffic_unsupported);
-		if (ts->cleared.taken)
-			vty_out(vty, "  Counted since the clear %lld s ago\n",
-				(long long)(monotime(NULL) - ts->cleared.taken));
-		else
-			vty_out(vty, "  Counted since each group was installed (never cleared)\n");
+	fare_traffic_show_head(vty, fi, &k, json);
+	if (json) {
+		jgroups = json_object_new_array();
+		json_object_object_add(json, "groups", jgroups);
+		worst.jabove = json_object_new_array();
 	}
 	for (i = 0; i < gs.n; i++)
 		fare_traffic_show_group(vty, fi, &k, &gs.g[i], jgroups, &worst);
@@ -980,6 +1076,71 @@ void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *j
 			worst.above, ts->threshold, ts->min_packets);
 	}
 	fare_traffic_alarm_show(vty, ts, json);
+	fare_traffic_read_free(&k, &gs);
+}
+
+void fare_traffic_show_prefix(struct vty *vty, struct fare_instance *fi, const struct prefix *p,
+			      json_object *json)
+{
+	struct fare_traffic_kernel k;
+	struct fare_traffic_groups gs;
+	struct fare_traffic_worst worst = {};
+	struct fare_traffic_prefix_route pr = { .p = p };
+	struct fare_traffic_group one = {}, *g = NULL;
+	const struct fare_traffic_nh *nh;
+	json_object *jgroups;
+	uint32_t single = 0;
+	size_t i;
+
+	if (!fare_traffic_show_read(vty, fi, &k, &gs, &pr, json))
+		return;
+	/* a route on one next hop has a nexthop object of its own, no group */
+	nh = pr.nhid ? fare_traffic_nh_find(&k, pr.nhid) : NULL;
+	if (nh && !nh->e.group) {
+		single = pr.nhid;
+		pr.nhid = 0;
+	}
+	if (json) {
+		json_object_string_addf(json, "prefix", "%pFX", p);
+	} else {
+		vty_out(vty, "FARE traffic %s, %pFX: ", fi->bgp->name_pretty, p);
+		if (pr.nhid)
+			vty_out(vty, "kernel nexthop group %u\n", pr.nhid);
+		else if (single)
+			vty_out(vty, "one next hop (kernel nexthop %u), no group\n", single);
+		else
+			vty_out(vty, "no kernel nexthop group\n");
+	}
+	fare_traffic_show_head(vty, fi, &k, json);
+	if (json) {
+		json_object_int_add(json, "nexthopGroupId", pr.nhid);
+		if (single)
+			json_object_int_add(json, "nexthopId", single);
+	}
+	/* the group as the show of all has it (owner, prefixes), else the
+	 * route's group alone (zebra's)
+	 */
+	for (i = 0; pr.nhid && i < gs.n && !g; i++)
+		if (gs.g[i].id == pr.nhid)
+			g = &gs.g[i];
+	if (pr.nhid && !g) {
+		one.id = pr.nhid;
+		g = &one;
+	}
+	if (!g) {
+		if (json)
+			json_object_string_add(json, "reason", fare_traffic_no_group);
+		else
+			vty_out(vty, "  %s\n", fare_traffic_no_group);
+	} else if (json) {
+		jgroups = json_object_new_array();
+		fare_traffic_show_group(vty, fi, &k, g, jgroups, &worst);
+		json_object_object_add(json, "group",
+				       json_object_get(json_object_array_get_idx(jgroups, 0)));
+		json_object_put(jgroups);
+	} else {
+		fare_traffic_show_group(vty, fi, &k, g, NULL, &worst);
+	}
 	fare_traffic_read_free(&k, &gs);
 }
 

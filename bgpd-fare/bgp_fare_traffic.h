@@ -19,6 +19,11 @@
 extern const struct fare_feature fare_traffic_feature;
 /* show bgp [vrf NAME] fare traffic [json] */
 extern void fare_traffic_show(struct vty *vty, struct fare_instance *fi, json_object *json);
+/* show bgp [vrf NAME] <ipv4|ipv6> fare PREFIX traffic [json]: the
+ * kernel's group of the prefix's route, as the show of all has it
+ */
+extern void fare_traffic_show_prefix(struct vty *vty, struct fare_instance *fi,
+				     const struct prefix *p, json_object *json);
 /* clear bgp [vrf NAME] fare traffic: the counters as they are now are the
  * baseline of the shows; false (and *err) when the kernel could not be read
  */

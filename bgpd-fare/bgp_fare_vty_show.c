@@ -657,6 +657,37 @@ DEFPY(show_bgp_fare_traffic, show_bgp_fare_traffic_cmd,
 	return fare_vty_show_feature(vty, vrf_name, !!uj, fare_traffic_show);
 }
 
+DEFPY(show_bgp_afi_fare_traffic, show_bgp_afi_fare_traffic_cmd,
+      "show bgp [vrf NAME$vrf_name] <ipv4$v4|ipv6$v6> fare <A.B.C.D/M|X:X::X:X/M>$prefix traffic [json$uj]",
+      SHOW_STR BGP_STR VRF_CMD_HELP_STR "IPv4 unicast\n" "IPv6 unicast\n" FARE_STR
+      "IPv4 prefix\n" "IPv6 prefix\n"
+      "Packets per member of the prefix's kernel nexthop group: installed weight, intended and measured share, deviation\n"
+      JSON_STR)
+{
+	struct bgp *bgp = fare_vty_bgp(vty, vrf_name, !!uj);
+	struct fare_instance *fi;
+	json_object *json = NULL;
+	struct prefix p;
+
+	if (!bgp)
+		return CMD_WARNING;
+	if (prefix->family != (v4 ? AF_INET : AF_INET6)) {
+		vty_out(vty, "%% Prefix %s is not %s\n", prefix_str, v4 ? "IPv4" : "IPv6");
+		return CMD_WARNING;
+	}
+	fi = fare_vty_show_instance(vty, bgp, !!uj);
+	if (!fi)
+		return CMD_SUCCESS;
+	prefix_copy(&p, prefix);
+	apply_mask(&p);
+	if (uj)
+		json = json_object_new_object();
+	fare_traffic_show_prefix(vty, fi, &p, json);
+	if (json)
+		vty_json(vty, json);
+	return CMD_SUCCESS;
+}
+
 DEFPY(clear_bgp_fare_traffic, clear_bgp_fare_traffic_cmd,
       "clear bgp [vrf NAME$vrf_name] fare traffic",
       CLEAR_STR BGP_STR VRF_CMD_HELP_STR FARE_STR
@@ -776,5 +807,6 @@ void fare_vty_show_init(void)
 	install_element(VIEW_NODE, &show_bgp_fare_planes_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_nhg_cmd);
 	install_element(VIEW_NODE, &show_bgp_fare_traffic_cmd);
+	install_element(VIEW_NODE, &show_bgp_afi_fare_traffic_cmd);
 	install_element(ENABLE_NODE, &clear_bgp_fare_traffic_cmd);
 }

@@ -149,6 +149,19 @@ def _kernel_weights_once(router, prefix, ipv6, key):
     return weights
 
 
+def kernel_nexthop(router, prefix):
+    """(nhid, whether it is a group) of `prefix`'s route in `router`'s
+    namespace (anything with a run(cmd) method); (None, False) when the
+    route has no nexthop object (or there is no route)."""
+    fam = "-6" if ":" in prefix else "-4"
+    routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
+    nhid = routes[0].get("nhid") if routes else None
+    if not nhid:
+        return None, False
+    nh = json.loads(router.run("ip -j nexthop show id {}".format(nhid)))[0]
+    return nhid, "group" in nh
+
+
 HERE = os.path.dirname(os.path.realpath(__file__))
 # the directory that holds this package (the repository's topotests/)
 TOPOTESTS = os.path.dirname(HERE)

@@ -35,7 +35,10 @@ default VRF over r1-eth0 alone.
    holds 3:2. With network namespace VRFs zebra puts no nexthop group in
    the kernel (routes go with their nexthops expanded, no nhid): zebra
    installs the routes of the replaced group again (patch 0022), so the
-   namespace's table has 3:2 too.
+   namespace's table has 3:2 too. `show bgp [vrf fare-blue] ipv4 fare
+   172.16.2.0/24 traffic json` reads each instance's own namespace and
+   finds the route's kernel group there (none: zebra with -w installs
+   routes without nexthop objects).
 3. `no router bgp 65001 vrf fare-blue`: the route leaves the namespace's
    table, and the module's per-instance memory types go back to what the
    default instance alone holds; the same configuration again: weights
@@ -62,7 +65,8 @@ import pytest
 from lib.topogen import get_topogen
 from lib.topolog import logger
 from fare.common import (
-    GBPS, assert_no_fare_memory_at_exit, fare_memory, frr_release, kernel_weights, settled_memory,
+    GBPS, assert_no_fare_memory_at_exit, fare_memory, frr_release, kernel_nexthop, kernel_weights,
+    settled_memory,
     start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
 from fare.fabric import Topology
@@ -274,6 +278,21 @@ def test_vrf_bandwidth_change():
         j = vtysh_json(r1, "show bgp vrf {} fare traffic json".format(VRF))
         assert j["vrf"] == "VRF " + VRF and j["countersSupported"] is True and "reason" not in j, j
         assert [(g["id"], g["owner"], g["inKernel"]) for g in j["groups"]] == [(gid, "fare", False)], j
+    # the show of one prefix reads the instance's own namespace: the
+    # group of the route there, none when zebra put it on no group (as
+    # here: zebra with -w uses no nexthop objects)
+    for vrf, where in ((VRF, InNamespace(r1, VRF)), (None, r1)):
+        j = vtysh_json(r1, "show bgp {}ipv4 fare {} traffic json".format(
+            "vrf {} ".format(vrf) if vrf else "", PREFIX))
+        nhid, group = kernel_nexthop(where, PREFIX)
+        assert j["vrf"] == ("VRF " + vrf if vrf else "VRF default") and j["prefix"] == PREFIX, j
+        assert j["countersSupported"] is True and j["nexthopGroupId"] == (nhid if group else 0), j
+        if group:
+            assert {m["interface"]: m["weight"] for m in j["group"]["members"]} == {
+                "r1-eth1": 3, "r1-eth2": 2}, j
+        else:
+            assert "group" not in j and "no BGP route" in j["reason"], j
+            assert j.get("nexthopId") == nhid, j
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
                  "neighbor 10.0.12.2 fare link-bandwidth 100G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 1}
