@@ -67,9 +67,13 @@ static bool fare_nhg_resolve(struct bgp_path_info *best, const struct zapi_nexth
 			m->family = FARE_NHG_IPV6;
 			memcpy(m->gate, &nh->gate.ipv6, 16);
 			return true;
-		default:
+		case NEXTHOP_TYPE_IFINDEX:
+		case NEXTHOP_TYPE_IPV4:
+		case NEXTHOP_TYPE_IPV6:
+		case NEXTHOP_TYPE_BLACKHOLE:
 			return false;
 		}
+		return false;
 	}
 	return false;
 }
@@ -115,7 +119,8 @@ struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best, const struct za
 			m->family = FARE_NHG_IPV6;
 			memcpy(m->gate, &api_nh->gate.ipv6, 16);
 			break;
-		default:
+		case NEXTHOP_TYPE_IFINDEX:
+		case NEXTHOP_TYPE_BLACKHOLE:
 			goto fail;
 		}
 		if (!m->ifindex && !fare_nhg_resolve(best, api_nh, m))
