@@ -437,10 +437,13 @@ void fare_ecmp_layout_update(struct fare_instance *fi)
 		return;
 	had_layout = fi->ecmp->layout_generation != 0;
 	/* a change being configured: the layout in force stays until it
-	 * settles (fare_ecmp_subgroups_changed())
+	 * settles (fare_ecmp_subgroups_changed()) or the configuration read
+	 * ends (fare_ecmp_config_end(), which then re-evaluates the routes)
 	 */
-	if (had_layout && (fi->ecmp->layout_deferred || bgp_config_inprocess()))
+	if (had_layout && (fi->ecmp->layout_deferred || bgp_config_inprocess())) {
+		fi->ecmp->layout_deferred = true;
 		return;
+	}
 	/* kept to find the sessions whose sub-group changes */
 	old_sg = fi->ecmp->peer_sg;
 	n_old_sg = fi->ecmp->n_peer_sg;
