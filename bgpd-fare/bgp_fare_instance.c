@@ -255,26 +255,17 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 	return NULL;
 }
 
-/* The destination's best path and its multipaths, at most max: the best
- * path, the multipaths after it, then those ahead of it and still valid.
- * Best-path selection leaves the best path at the head of the list;
- * bgp_process() of one path (a next-hop update, an UPDATE) moves that
- * path to the head until the next selection. The order is the one bgpd
- * sends the next hops to zebra in (FRR 10.7: bgp_path_info_mpath_collect(),
- * patch 0023), so FARE's weights, by index, follow it.
+/* The destination's best path and its multipaths, at most max, in the
+ * order bgpd sends their next hops to zebra (patch 0023's
+ * bgp_path_info_mpath_collect(): the best path, the multipaths after it,
+ * then the valid ones bgp_process() of one path moved ahead of it until
+ * the next selection), so that FARE's weights, by index, follow it.
  */
 size_t fare_dest_mpaths(struct bgp_dest *dest, struct bgp_path_info *best,
 			struct bgp_path_info **paths, size_t max)
 {
-	struct bgp_path_info *pi;
-	size_t n = 0;
-
-	for (pi = best; pi && n < max; pi = bgp_path_info_mpath_next(pi))
-		paths[n++] = pi;
-	for (pi = bgp_dest_get_bgp_path_info(dest); pi && pi != best && n < max; pi = pi->next)
-		if (CHECK_FLAG(pi->flags, BGP_PATH_MULTIPATH) && !BGP_PATH_HOLDDOWN(pi))
-			paths[n++] = pi;
-	return n;
+	assert(!best || best->net == dest);
+	return bgp_path_info_mpath_collect(best, paths, max);
 }
 
 /* Originated here (network, redistribute, aggregate), not received */
