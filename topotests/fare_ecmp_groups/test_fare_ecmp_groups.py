@@ -689,6 +689,11 @@ def test_running_config_round_trip():
     exp_map[G32] = (a0[G32], True, len(GROUPS[G32]))
     got = wait_for(lambda: remote_map(leaf1), exp_map, count=20)
     assert got == exp_map, "explicit layout and pin: map {} != {}".format(got, exp_map)
+    # the pin shows at once, the layout once it settled (200 ms): the map
+    # again after that, so that a move at the settling is seen too
+    time.sleep(1)
+    got = remote_map(leaf1)
+    assert got == exp_map, "explicit layout settled: map {} != {}".format(got, exp_map)
     assert layout(leaf1) == LAYOUT, ecmp_groups(leaf1)
     wait_kernel(leaf1, expected_kernel(a0), "explicit layout, pinned in place", count=10)
 
