@@ -196,9 +196,20 @@ struct fare_instance {
 	struct fare_out_sets *out_sets;
 	struct event *t_refresh; /* fare_instance_refresh_later() */
 	const char *refresh_why;
-	bool refresh_all; /* else only prefixes via peers marked
-			   * (fare_peer_refresh_later) */
+	/* else only prefixes via peers marked (fare_peer_refresh_later) */
+	bool refresh_all;
 	bool announce_pending; /* fare_instance_announce_later() */
+	/* WP-2: sessions changing together cost one pass
+	 * (fare_instance_announce_settle())
+	 */
+	struct event *t_session_settle;
+	struct timeval session_settle_first;
+	const char *session_settle_why;
+	/* the pass of fare_instance_announce(), a sub-group per task */
+	struct event *t_announce;
+	afi_t announce_afi;
+	uint64_t announce_last_id;
+	bool announce_again;
 };
 
 /* Largest nexthop weight zebra installs as it is, from its capabilities
@@ -313,6 +324,14 @@ extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_ahead(struct fare_instance *fi);
 extern void fare_instance_announce_later(struct fare_instance *fi, const char *why);
+extern void fare_instance_announce_settle(struct fare_instance *fi, const char *why);
+
+/* WP-2: how long the re-announcement of N's change waits for more
+ * sessions to change: this long after the last change, and no longer than
+ * the second after the first
+ */
+#define FARE_SESSION_SETTLE_MS	   100
+#define FARE_SESSION_SETTLE_MAX_MS 1000
 extern void fare_peer_refresh_later(struct fare_instance *fi, struct peer *peer, const char *why);
 extern void fare_name_refresh_later(struct fare_instance *fi, const char *name, const char *why);
 /* one of the destination's best and multipaths comes from a peer due a

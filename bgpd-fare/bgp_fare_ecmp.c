@@ -36,7 +36,18 @@ DEFINE_MTYPE_STATIC(FARE, FARE_ECMP, "FARE Enhanced ECMP");
 struct fare_ecmp_egress {
 	uint16_t group;
 	char *plist; /* NULL: every originated route no other line takes */
+	/* the prefix-list, IPv4 and IPv6, looked up by name once per
+	 * generation of prefix-lists (fare_ecmp_plists_changed()): an
+	 * originated route is tagged at every announcement, for every
+	 * update sub-group, and a lookup by name costs a string compare per
+	 * level of the prefix-lists' tree
+	 */
+	struct prefix_list *resolved[2];
+	uint32_t resolved_gen;
 };
+
+/* bumped by every prefix-list change; 0 is never current */
+static uint32_t fare_plists_gen = 1;
 
 struct fare_ecmp_member {
 	char *ifname;
@@ -204,6 +215,16 @@ void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *
 	XFREE(MTYPE_FARE_ECMP, eg->plist);
 	if (plist)
 		eg->plist = XSTRDUP(MTYPE_FARE_ECMP, plist);
+	eg->resolved_gen = 0;
+}
+
+/* A prefix-list was added, edited or deleted (before it is freed): the
+ * pointers looked up before are not followed again.
+ */
+void fare_ecmp_plists_changed(void)
+{
+	if (++fare_plists_gen == 0)
+		fare_plists_gen = 1;
 }
 
 /* Explicit sub-group membership of an uplink (0: remove). */
@@ -329,7 +350,12 @@ uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p
 				fallback = eg->group;
 			continue;
 		}
-		plist = prefix_list_lookup(afi, eg->plist);
+		if (eg->resolved_gen != fare_plists_gen) {
+			eg->resolved[0] = prefix_list_lookup(AFI_IP, eg->plist);
+			eg->resolved[1] = prefix_list_lookup(AFI_IP6, eg->plist);
+			eg->resolved_gen = fare_plists_gen;
+		}
+		plist = eg->resolved[afi == AFI_IP6];
 		if (plist && prefix_list_apply(plist, p) == PREFIX_PERMIT)
 			return eg->group;
 	}

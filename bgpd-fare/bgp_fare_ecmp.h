@@ -67,6 +67,7 @@ extern void fare_ecmp_config_end(struct fare_instance *fi);
 extern void fare_ecmp_subgroups_changed(struct fare_instance *fi);
 extern bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *name);
 extern uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p);
+extern void fare_ecmp_plists_changed(void);
 extern bool fare_ecmp_route_groupid(const struct fare_instance *fi, const struct attr *attr,
 				    struct fare_groupid *gid);
 extern void fare_ecmp_layout_update(struct fare_instance *fi);

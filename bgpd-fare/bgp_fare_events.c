@@ -343,8 +343,8 @@ int fare_peer_status_changed(struct peer *peer)
 	 * a session brings or takes are bgpd's to process): the peers only
 	 */
 	if (fi->mode == FARE_MODE_AVERAGED)
-		fare_instance_announce_later(fi,
-					     up ? "session up (WP-2 N)" : "session down (WP-2 N)");
+		fare_instance_announce_settle(fi,
+					      up ? "session up (WP-2 N)" : "session down (WP-2 N)");
 	return 0;
 }
 
@@ -444,6 +444,7 @@ int fare_prefix_list_update(struct prefix_list *plist)
 	struct fare_instance *fi;
 	struct fare_multihoming *mh;
 
+	fare_ecmp_plists_changed();
 	frr_each (fare_instances, fare_instances_head(), fi) {
 		if (!fi->enabled)
 			continue;

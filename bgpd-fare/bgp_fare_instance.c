@@ -151,6 +151,8 @@ struct fare_instance *fare_instance_get(struct bgp *bgp)
 static void fare_instance_free(struct fare_instance *fi)
 {
 	event_cancel(&fi->t_refresh);
+	event_cancel(&fi->t_session_settle);
+	event_cancel(&fi->t_announce);
 	fare_peer_records_fini(fi);
 	FARE_FEATURES_CALL(instance_free, fi);
 	fare_out_sets_free(fi);
@@ -367,35 +369,82 @@ static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best,
 	w->count++;
 }
 
+/* The update sub-group with the lowest id above f->after. */
+struct fare_subgrp_find {
+	uint64_t after;
+	struct update_subgroup *next;
+};
+
+static int fare_subgrp_next_walkcb(struct update_group *updgrp, void *arg)
+{
+	struct fare_subgrp_find *f = arg;
+	struct update_subgroup *subgrp;
+
+	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
+		if (subgrp->id > f->after && (!f->next || subgrp->id < f->next->id))
+			f->next = subgrp;
+	return UPDWALK_CONTINUE;
+}
+
+/* One update sub-group of the pass per task, in order of sub-group id
+ * (ids only grow, so a sub-group made during the pass is not missed, and
+ * none is kept by pointer across tasks).
+ */
+static void fare_announce_step(struct event *event)
+{
+	struct fare_instance *fi = EVENT_ARG(event);
+
+	while (fi->announce_afi <= AFI_IP6) {
+		struct fare_subgrp_find f = { .after = fi->announce_last_id };
+
+		update_group_af_walk(fi->bgp, fi->announce_afi, SAFI_UNICAST,
+				     fare_subgrp_next_walkcb, &f);
+		if (f.next) {
+			fi->announce_last_id = f.next->id;
+			subgroup_announce_all(f.next);
+			event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+			return;
+		}
+		fi->announce_afi++;
+		fi->announce_last_id = 0;
+	}
+	if (fi->announce_again) {
+		/* asked again during the pass: the sub-groups done before
+		 * then are built anew
+		 */
+		fi->announce_again = false;
+		fi->announce_afi = AFI_IP;
+		event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+	}
+}
+
+/* WP-2: the values sent to the peers changed, the weights installed did
+ * not (N changed with a session): each update sub-group's routes are
+ * built anew and those whose attribute changed are sent; zebra hears
+ * nothing. Each sub-group is a task of its own: in averaged mode every
+ * session of a distinct link speed is a sub-group, and one task for all
+ * of them held bgpd's main thread for 14 s at 200,000 prefixes and 64
+ * sessions (scripts/bench.sh spine).
+ */
+static void fare_instance_announce(struct fare_instance *fi, const char *why)
+{
+	fi->counters.peer_only_refreshes++;
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s, routes re-announced to the peers, none to zebra",
+			   fi->bgp->name_pretty, why);
+	if (fi->t_announce) {
+		fi->announce_again = true;
+		return;
+	}
+	fi->announce_afi = AFI_IP;
+	fi->announce_last_id = 0;
+	event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+}
+
 /* Re-evaluate the routes of the instance (all of them, or those through
  * the peers marked for it): weights to zebra, values to peers. Used when
  * configuration, a link bandwidth or a hold-down changes.
  */
-static int fare_announce_walkcb(struct update_group *updgrp, void *arg)
-{
-	struct update_subgroup *subgrp;
-
-	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
-		subgroup_announce_all(subgrp);
-	return UPDWALK_CONTINUE;
-}
-
-/* WP-2: the values sent to the peers changed, the weights installed did
- * not (N changed with a session): each update-group's routes are built
- * anew and those whose attribute changed are sent; zebra hears nothing.
- */
-static void fare_instance_announce(struct fare_instance *fi, const char *why)
-{
-	afi_t afi;
-
-	fi->counters.peer_only_refreshes++;
-	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
-		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_announce_walkcb, NULL);
-	if (FARE_DEBUG)
-		zlog_debug("FARE: %s: %s, routes re-announced to the peers, none to zebra",
-			   fi->bgp->name_pretty, why);
-}
-
 void fare_instance_refresh(struct fare_instance *fi, const char *why)
 {
 	struct fare_refresh_walk w = { .fi = fi, .all = fi->refresh_all };
@@ -463,6 +512,36 @@ void fare_instance_announce_later(struct fare_instance *fi, const char *why)
 {
 	fi->announce_pending = true;
 	fare_refresh_schedule(fi, why);
+}
+
+static void fare_session_settled(struct event *event)
+{
+	struct fare_instance *fi = EVENT_ARG(event);
+
+	fare_instance_announce_later(fi, fi->session_settle_why);
+}
+
+/* WP-2: a session that comes or goes changes N, and so what every route
+ * advertises. Sessions change together (a cold start brings them up one
+ * by one, a line card takes several down): the re-announcement waits
+ * FARE_SESSION_SETTLE_MS for the next change, at most
+ * FARE_SESSION_SETTLE_MAX_MS after the first, so that a burst costs one
+ * pass over the table instead of one per session. What is installed does
+ * not wait: the paths a session brings or takes are bgpd's to process.
+ */
+void fare_instance_announce_settle(struct fare_instance *fi, const char *why)
+{
+	int64_t waited_ms = 0, delay_ms;
+
+	if (fi->t_session_settle)
+		waited_ms = monotime_since(&fi->session_settle_first, NULL) / 1000;
+	else
+		monotime(&fi->session_settle_first);
+	delay_ms = MIN(FARE_SESSION_SETTLE_MS, FARE_SESSION_SETTLE_MAX_MS - waited_ms);
+	fi->session_settle_why = why;
+	event_cancel(&fi->t_session_settle);
+	event_add_timer_msec(bm->master, fare_session_settled, fi, MAX(delay_ms, 0),
+			     &fi->t_session_settle);
 }
 
 /* The same for the prefixes through one peer only (its link bandwidth or

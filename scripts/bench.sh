@@ -15,6 +15,15 @@
 #       bgpd CPU and peak RSS, event-to-kernel times and kernel events, the
 #       longest bgpd task. FARE_BENCH_TRACE=1 logs the local event in
 #       leaf2's bgpd and zebra with microsecond timestamps (not for figures).
+#   spine  a spine with 64 BGP sessions (8 leaves, 8 parallel links each)
+#       and 200,000 prefixes (FARE_BENCH_SPINE_PREFIXES) carrying 1,000
+#       distinct ECMP GroupIDs (FARE_BENCH_SPINE_GROUPS), leaf8 an ingress
+#       leaf with sub-groups; the same six variants as scale
+#       (FARE_BENCH_VARIANTS): bgpd CPU and peak RSS from a cold start, a
+#       local event at the spine (its link to leaf1 degrades), a session
+#       reset, the longest bgpd task and the module's own longest task.
+#       About 25 min. FARE_BENCH_TRACE=1 logs FARE's decisions on the spine
+#       and leaf8 (not for figures).
 #   sun  the control-plane cost per GPU server in a multi-plane scale-up
 #       network (SUN-1): pods of 64, 1024 and 4096 GPUs
 #       (FARE_BENCH_SUN_SIZES=64,1024 to shorten), 8 GPUs per server, 4
@@ -46,7 +55,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: scripts/bench.sh convergence|scale|sun|rss|dataplane [pytest args...]" >&2
+	echo "usage: scripts/bench.sh convergence|scale|spine|sun|rss|dataplane [pytest args...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -119,7 +128,7 @@ dataplane_cleanup() {
 }
 
 case $NAME in
-convergence | scale | sun | rss) bench_topotest "$NAME" "$@" ;;
+convergence | scale | spine | sun | rss) bench_topotest "$NAME" "$@" ;;
 dataplane) bench_dataplane ;;
 *) usage ;;
 esac

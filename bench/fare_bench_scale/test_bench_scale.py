@@ -36,19 +36,21 @@ for each event, the time from the event to the last kernel route/nexthop
 change in leaf2's namespace (event timestamps of `ip -ts monitor`), and the
 number of those kernel events (nexthop objects and routes apart); the
 longest single task of bgpd's main thread from its cold start to the end of
-both events (`show event cpu`, wall time), on leaf2 and over all routers. leaf2's
+both events (`show event cpu`, wall time), on leaf2 and over all routers,
+and the longest of the module's own tasks (fare_*) over all routers. leaf2's
 namespace has net.ipv4.nexthop_compat_mode=0, so that a nexthop group
 replaced in place is one kernel event, not one per route that uses it.
 """
 
-import datetime
 import os
-import re
 import time
 import pytest
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
+from fare.benchlib import (bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_stalls_ms,
+                           kernel_events, kernel_weights_by_group, kill_every_bgpd,
+                           restart_every_bgpd, start_monitor)
 from fare.common import report, start_fabric, wait_for
 from fare.fabric import Fabric
 
@@ -64,7 +66,6 @@ NAMES = {"ecmp": "plain ECMP", "frr-lb": "FRR link-bandwidth",
          "fare-draft": "FARE draft", "fare-avg": "FARE averaged",
          "fare-draft-nhg": "FARE draft, groups", "fare-avg-nhg": "FARE averaged, groups"}
 BASE = "10.200.0.0"
-HZ = os.sysconf("SC_CLK_TCK")
 RESULTS = {}
 
 
@@ -129,28 +130,11 @@ def teardown_module(_mod):
     # zebra stopping with 100,000 routes to remove can outlast the
     # library's patience (it then sends SIGBUS for a core)
     tgen = get_topogen()
-    for router in tgen.routers().values():
-        router.run("kill -9 $(cat /var/run/frr/bgpd.pid) 2>/dev/null")
+    kill_every_bgpd(tgen)
     tgen.gears["leaf1"].vtysh_cmd("sharp remove routes {} {}".format(BASE, N))
     for router in tgen.routers().values():
-        wait_for(lambda: router.run("ip -4 route show proto bgp | wc -l").strip(), "0", count=120)
+        wait_for(lambda: bgp_route_count(router), 0, count=120)
     tgen.stop_topology()
-
-
-def _bgpd(router, what):
-    """bgpd's /proc/PID/`what` text, read in the router's namespace."""
-    return router.run("cat /proc/$(cat /var/run/frr/bgpd.pid)/" + what)
-
-
-def _cpu(router):
-    """bgpd's user+system CPU seconds since it started."""
-    fields = _bgpd(router, "stat").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
-
-
-def _hwm_mb(router):
-    m = re.search(r"VmHWM:\s+(\d+) kB", _bgpd(router, "status"))
-    return int(m.group(1)) / 1024 if m else float("nan")
 
 
 def _state(leaf2):
@@ -158,23 +142,8 @@ def _state(leaf2):
     the 7 others, which are equal; prefixes with 8 equal members; prefixes
     whose spine2 member is lighter than those of spine3..spine8, which are
     equal)."""
-    members = {}
-    devs = {}
-    for line in leaf2.run("ip nexthop show").splitlines():
-        m = re.match(r"id (\d+) group (\S+)", line)
-        if m:
-            members[m.group(1)] = [(x.split(",") + ["1"])[:2] for x in m.group(2).split("/")]
-            continue
-        m = re.match(r"id (\d+) via \S+ dev (\S+)", line)
-        if m:
-            devs[m.group(1)] = m.group(2)
-    counts = {}
-    for m in re.finditer(r"^10\.2\d\d\.\S+ nhid (\d+)", leaf2.run("ip -4 route show proto bgp"),
-                         re.M):
-        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
     heavy = equal = light = 0
-    for nhid, c in counts.items():
-        w = {devs.get(i, "?"): int(x) for i, x in members.get(nhid, [])}
+    for c, w in kernel_weights_by_group(leaf2):
         if len(w) != 8 or set(w) != {"to-" + s for s in SPINES}:
             continue
         rest = {v for k, v in w.items() if k not in ("to-spine1", "to-spine2")}
@@ -190,81 +159,14 @@ def _state(leaf2):
     return heavy, equal, light
 
 
-def _stall_ms(router):
-    """The longest run of one task of bgpd's main thread since its start,
-    in ms: the largest "Max uSecs" of wall time in the main pthread's
-    part of `show event cpu` (FRR's event loop statistics)."""
-    longest, main = 0, False
-    for line in router.vtysh_cmd("show event cpu").splitlines():
-        if line.startswith("Showing statistics for pthread"):
-            main = line.split()[-1] in ("default", "main", "bgpd")
-            continue
-        f = line.split()
-        if main and len(f) >= 11 and f[0].isdigit() and f[2].isdigit():
-            longest = max(longest, int(f[6]))
-    return longest / 1000
-
-
-def _restart_bgpd(tgen, variant):
-    """Kill every bgpd (zebra and sharpd keep the N routes on leaf1), wait
-    for leaf2's kernel to be empty of BGP routes, start bgpd with the
-    variant's config; return the wall time of the start."""
-    for router in tgen.routers().values():
-        router.run("kill -9 $(cat /var/run/frr/bgpd.pid) 2>/dev/null")
-    leaf2 = tgen.gears["leaf2"]
-    assert wait_for(lambda: leaf2.run("ip -4 route show proto bgp | wc -l").strip(), "0",
-                    count=120) == "0"
-    t = time.monotonic()
-    for name, router in tgen.routers().items():
-        path = os.path.join(tgen.logdir, "configs", "{}-{}.conf".format(name, variant))
-        with open(path, "w") as f:
-            f.write(_config(name, variant))
-        router.net.startRouterDaemons(["bgpd"])
-        router.cmd("vtysh -f " + path)
-    return t
-
-
-def _events(path, t0):
-    """Kernel events after wall time t0 in an `ip -ts monitor` file:
-    {"nexthop": nexthop object events, "route": route events, "last": time
-    of the last one in seconds after t0, "lost": whether the monitor lost
-    messages}. zebra deletes an unused nexthop group seconds after the
-    routes have left it: counted, but not the last change."""
-    ev = {"nexthop": 0, "route": 0, "last": None, "lost": False}
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"\[(\S+)\] (.*)", line)
-            if not m:
-                ev["lost"] = ev["lost"] or "No buffer space" in line
-                continue
-            t = datetime.datetime.fromisoformat(m.group(1)).timestamp()
-            if t < t0:
-                continue
-            nexthop = re.match(r"(Deleted )?id \d+ ", m.group(2))
-            ev["nexthop" if nexthop else "route"] += 1
-            if not m.group(2).startswith("Deleted id"):
-                ev["last"] = t - t0
-    return ev
-
-
-def _monitor(tgen, router, name):
-    """Start `ip -ts monitor` in router's namespace; returns (file, pid).
-    A large socket buffer: a reweighting may be a burst of N messages."""
-    mon = os.path.join(tgen.logdir, "{}-monitor-{}.txt".format(router.name, name))
-    pid = router.run("ip -rcvbuf 16777216 -ts monitor nexthop route >{} 2>&1 & echo $!"
-                     .format(mon)).strip()
-    time.sleep(1)
-    return mon, pid
-
-
 def _event(tgen, variant, name, change, final, idle):
     """Time one event: `change()` at t0, then wait until leaf2's kernel
     shows `final` (or `idle` seconds when it is None: nothing to wait for),
     and 3 s more. Returns the kernel events and the bgpd CPU of all
     routers over the interval."""
     leaf2 = tgen.gears["leaf2"]
-    mon, pid = _monitor(tgen, leaf2, "{}-{}".format(name, variant))
-    cpu0 = {n: _cpu(r) for n, r in tgen.routers().items()}
+    mon, pid = start_monitor(tgen.logdir, leaf2, "{}-{}".format(name, variant))
+    cpu0 = {n: bgpd_cpu(r) for n, r in tgen.routers().items()}
     t0 = time.time()
     change()
     if final is None:
@@ -274,8 +176,8 @@ def _event(tgen, variant, name, change, final, idle):
             (variant, name)
         time.sleep(3)
     leaf2.run("kill {}".format(pid))
-    ev = _events(mon, t0)
-    ev["cpu"] = sum(_cpu(r) - cpu0[n] for n, r in tgen.routers().items())
+    ev = kernel_events(mon, t0)
+    ev["cpu"] = sum(bgpd_cpu(r) - cpu0[n] for n, r in tgen.routers().items())
     return ev
 
 
@@ -291,13 +193,13 @@ def test_scale(variant):
     weighted = variant not in ("ecmp",)
     fare = variant.startswith("fare")
     heavy, equal, light = (N, 0, 0), (0, N, 0), (0, 0, N)
-    t_start = _restart_bgpd(tgen, variant)
+    t_start = restart_every_bgpd(tgen, variant, _config, ("leaf2",))
     before = heavy if weighted else equal
     assert wait_for(lambda: _state(leaf2), before, count=600, wait=0.5) == before, variant
     cold = time.monotonic() - t_start
-    cpu = {name: _cpu(r) for name, r in tgen.routers().items()}
+    cpu = {name: bgpd_cpu(r) for name, r in tgen.routers().items()}
     res = {"cold": cold, "cpu_leaf": cpu["leaf2"], "cpu_all": sum(cpu.values()),
-           "rss_leaf": _hwm_mb(leaf2), "rss_spine": _hwm_mb(tgen.gears["spine2"])}
+           "rss_leaf": bgpd_hwm_mb(leaf2), "rss_spine": bgpd_hwm_mb(tgen.gears["spine2"])}
     time.sleep(5)  # let the fabric settle (UPDATEs back towards the spines)
 
     # remote: spine1 loses one of its two links to leaf1
@@ -319,8 +221,10 @@ def test_scale(variant):
                                                   "bandwidth 50000"),
                           light if fare else None, 10)
     leaf2.vtysh_cmd("configure terminal\ninterface to-spine2\nbandwidth 400000")
-    stalls = {n: _stall_ms(r) for n, r in tgen.routers().items()}
-    res["stall_leaf"], res["stall_all"] = stalls["leaf2"], max(stalls.values())
+    stalls = {n: bgpd_stalls_ms(r) for n, r in tgen.routers().items()}
+    res["stall_leaf"] = stalls["leaf2"][0]
+    res["stall_all"] = max(x[0] for x in stalls.values())
+    res["stall_own"] = max(x[1] for x in stalls.values())
     if fare:
         nhg = leaf2.vtysh_cmd("show bgp fare nexthop-groups json", isjson=True)
         res["groups"] = nhg.get("count", 0) if nhg.get("enabled") else None
@@ -339,8 +243,8 @@ def test_report():
     head = ["variant", "cold CPU s", "cold s", "peak RSS MB", "remote ms", "remote events",
             "remote CPU", "local ms", "local events", "local CPU", "longest task"]
     head2 = ["", "leaf2 / all", "wall", "leaf2 / spine2", "to kernel", "nexthop / route",
-             "s, all", "to kernel", "nexthop / route", "s, all", "ms, leaf2 / all"]
-    fmt = "{:<22} {:>14} {:>7} {:>15} {:>10} {:>16} {:>10} {:>9} {:>16} {:>9} {:>15}"
+             "s, all", "to kernel", "nexthop / route", "s, all", "ms, leaf2/all/FARE's"]
+    fmt = "{:<22} {:>14} {:>7} {:>15} {:>10} {:>16} {:>10} {:>9} {:>16} {:>9} {:>20}"
     lines = ["", "{} prefixes, 8 equal-cost paths: bgpd from a cold start, a remote and a local "
              "event".format(N), fmt.format(*head), fmt.format(*head2)]
     for v in VARIANTS:
@@ -351,7 +255,8 @@ def test_report():
             NAMES[v], "{:.2f} / {:.2f}".format(r["cpu_leaf"], r["cpu_all"]),
             "{:.1f}".format(r["cold"]), "{:.1f} / {:.1f}".format(r["rss_leaf"], r["rss_spine"]),
             *(_event_cells(r["remote"]) + _event_cells(r["local"])
-              + ["{:.0f} / {:.0f}".format(r["stall_leaf"], r["stall_all"])])))
+              + ["{:.0f} / {:.0f} / {:.0f}".format(r["stall_leaf"], r["stall_all"],
+                                                  r["stall_own"])])))
     if any(r[e]["lost"] for r in RESULTS.values() for e in ("remote", "local")):
         lines.append(">=: the monitor's socket overflowed and lost some events")
     groups = ["{} {}".format(NAMES[v], RESULTS[v]["groups"]) for v in VARIANTS

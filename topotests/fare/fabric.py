@@ -90,10 +90,12 @@ class Fabric(Topology):
     """
 
     def __init__(self, routers, links, originate=None, extra=None, fare_lines=None,
-                 link_config="neighbor"):
+                 link_config="neighbor", ipv6_sessions=True):
         """routers: {name: asn}; links: [(a, b, gbps)];
         originate: {name: [prefix, ...]}; extra: {name: [router bgp lines]};
-        fare_lines: {name: [router bgp lines]} (default " bgp fare")."""
+        fare_lines: {name: [router bgp lines]} (default " bgp fare");
+        ipv6_sessions=False: IPv4 sessions only (IPv6 addresses all the
+        same)."""
         super().__init__()
         self.routers = dict(routers)
         self.links = list(links)
@@ -101,6 +103,7 @@ class Fabric(Topology):
         self.extra = extra or {}
         self.fare_lines = fare_lines or {}
         self.link_config = link_config
+        self.ipv6_sessions = ipv6_sessions
 
     def ifname(self, k, name):
         """Interface of `name` on link k (1-based)."""
@@ -146,7 +149,7 @@ class Fabric(Topology):
             if self.link_config == "interface":
                 lines.append(" bandwidth {}".format(gbps * 1000))
             lines += ["!"]
-            for v6 in (False, True):
+            for v6 in (False, True) if self.ipv6_sessions else (False,):
                 sessions.append((self.addr(k, 3 - side, v6), self.routers[peer], gbps, v6))
         lines += [
             "router bgp {}".format(asn),

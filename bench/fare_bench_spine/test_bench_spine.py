@@ -1,0 +1,332 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+Benchmark (scripts/bench.sh spine, not part of the test suite): a spine
+with 64 BGP sessions and 200,000 prefixes carrying 1,000 distinct ECMP
+GroupIDs (EE-3). Eight leaves, each with eight parallel 400G links to the
+spine and one IPv4 session per link (64 sessions at the spine), each
+originating N/8 prefixes (FARE_BENCH_SPINE_PREFIXES, 200000) from sharpd,
+tagged by prefix-lists with G/8 GroupIDs of its own
+(FARE_BENCH_SPINE_GROUPS, 1000; every FARE variant). leaf8 is an ingress
+leaf with Enhanced ECMP sub-groups of 2 uplinks (EE-2/EE-4: 4 sub-groups,
+the other leaves' 7G/8 remote groups mapped to them) and installs what the
+spine sends; leaf1..leaf7 refuse the spine's routes inbound (a deny-all
+route-map), so that the machine's two cores go to the spine. The variants
+take turns on the same fabric, each from a cold start of every bgpd:
+
+  ecmp       plain ECMP: the module loaded (-M fare), `bgp fare` off;
+  frr-lb     FRR's link-bandwidth WCMP (`set extcommunity bandwidth` on
+             the leaves, `... cumulative` on the spine's 64 sessions);
+  fare-draft FARE draft mode (FARE-4/5), hold-down 0;
+  fare-avg   FARE averaged mode (WP-2);
+  fare-draft-nhg, fare-avg-nhg  the same with `bgp fare nexthop-groups`.
+FARE_BENCH_VARIANTS (comma-separated) picks some of them.
+
+         leaf1 ... leaf8   (N/8 prefixes and G/8 GroupIDs each)
+           8x \\  | //  8x 400G, one IPv4 session per link
+                spine      (measured: 64 sessions, N prefixes x 8 paths)
+
+Figures per variant:
+- cold start: bgpd CPU seconds (utime+stime) from bgpd's start until the
+  spine's kernel holds all N prefixes over 8 equal members and leaf8's
+  the 7N/8 others; on the spine, on leaf8 and summed over all routers;
+  bgpd peak RSS (VmHWM) on the spine and leaf8;
+- a local event at the spine: its link to-leaf1-1 drops from 400G to 50G
+  (zebra's interface `bandwidth`): the time to the last kernel change in
+  the spine's namespace (`ip -ts monitor` event timestamps), the spine's
+  kernel events (nexthop objects and routes apart,
+  net.ipv4.nexthop_compat_mode=0), and the bgpd CPU of all routers until
+  3 s after the spine's kernel holds the new weights (the spine also
+  re-advertises leaf1's prefixes with a new Path Bandwidth on 56
+  sessions); leaf8's kernel events over the same interval (none expected:
+  its 8 paths all cross the spine);
+- a session reset: `clear bgp` of the spine's first session to leaf1, and
+  the spine's bgpd CPU and the wall time until it has the leaf's N/8
+  prefixes again and has sent it the 7N/8 others;
+- the longest task of bgpd's main thread since its start (`show event
+  cpu`, wall time) on the spine, and the longest of the module's own tasks
+  (events named fare_*); FARE's work inside bgpd's own tasks (best-path
+  selection, updates) counts under bgpd's names;
+- FARE variants: the wall time of `show bgp fare ecmp-groups json` on
+  leaf8 (vtysh included) and the number of remote groups it shows.
+"""
+
+import ipaddress
+import os
+import time
+import pytest
+
+# pylint: disable=C0413
+from lib.topogen import TopoRouter, get_topogen
+from fare.benchlib import (bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks,
+                           kernel_events, kernel_weights_by_group, kill_every_bgpd,
+                           restart_every_bgpd, start_monitor)
+from fare.common import report, start_fabric, wait_for
+from fare.fabric import Fabric
+
+N = int(os.environ.get("FARE_BENCH_SPINE_PREFIXES", "200000"))
+GROUPS = int(os.environ.get("FARE_BENCH_SPINE_GROUPS", "1000"))
+LEAVES = ["leaf{}".format(i) for i in range(1, 9)]
+LINKS_PER_LEAF = 8
+PER_LEAF = N // len(LEAVES)
+GROUPS_PER_LEAF = GROUPS // len(LEAVES)
+INGRESS = "leaf8"
+ROUTERS = dict([("spine", 65000)] + [(l, 65100 + i) for i, l in enumerate(LEAVES, 1)])
+LINKS = [(l, "spine", 400) for l in LEAVES for _ in range(LINKS_PER_LEAF)]
+ALL_VARIANTS = ["ecmp", "frr-lb", "fare-draft", "fare-avg", "fare-draft-nhg", "fare-avg-nhg"]
+VARIANTS = [v for v in os.environ.get("FARE_BENCH_VARIANTS", ",".join(ALL_VARIANTS)).split(",")
+            if v in ALL_VARIANTS]
+NAMES = {"ecmp": "plain ECMP", "frr-lb": "FRR link-bandwidth",
+         "fare-draft": "FARE draft", "fare-avg": "FARE averaged",
+         "fare-draft-nhg": "FARE draft, groups", "fare-avg-nhg": "FARE averaged, groups"}
+RESULTS = {}
+
+
+def _base(leaf):
+    """The first of a leaf's N/8 consecutive /32s: leaf i has 10.(200+i).0.0."""
+    return ipaddress.IPv4Address("10.{}.0.0".format(200 + LEAVES.index(leaf) + 1))
+
+
+def _group_lists(leaf):
+    """(group id, prefix-list name, [CIDR, ...]) of a leaf's GroupIDs: group
+    j of the leaf covers its j-th run of N/G consecutive /32s (the last run
+    takes the rest). Group ids are numbered 1..G/8 on every leaf: the
+    GroupID carries the router ID, so the G pairs are distinct."""
+    per = PER_LEAF // GROUPS_PER_LEAF
+    base = int(_base(leaf))
+    out = []
+    for j in range(GROUPS_PER_LEAF):
+        first = base + j * per
+        last = base + (PER_LEAF if j == GROUPS_PER_LEAF - 1 else (j + 1) * per) - 1
+        nets = ipaddress.summarize_address_range(ipaddress.IPv4Address(first),
+                                                 ipaddress.IPv4Address(last))
+        out.append((j + 1, "EG{}".format(j + 1), [str(n) for n in nets]))
+    return out
+
+
+def _fabric(variant):
+    fare = {"ecmp": [], "frr-lb": []}.get(variant, [" bgp fare", " bgp fare hold-down 0"])
+    if variant.startswith("fare-avg"):
+        fare.append(" bgp fare mode averaged")
+    if variant.endswith("-nhg"):
+        fare.append(" bgp fare nexthop-groups")
+    lines = {n: list(fare) for n in ROUTERS}
+    f = Fabric(ROUTERS, LINKS, link_config="interface", fare_lines=lines, ipv6_sessions=False)
+    extra = {n: [] for n in ROUTERS}
+    for leaf in LEAVES:
+        if fare:
+            lines[leaf].append(" bgp fare originate")
+            lines[leaf] += [" bgp fare ecmp-group-id {} prefix-list {}".format(g, name)
+                            for g, name, _ in _group_lists(leaf)]
+        extra[leaf] += [" address-family ipv4 unicast", "  redistribute sharp"]
+        for k, (a, _, _) in enumerate(LINKS, 1):
+            if a != leaf:
+                continue
+            if leaf != INGRESS:
+                extra[leaf].append("  neighbor {} route-map NONE in".format(f.addr(k, 2)))
+            if variant == "frr-lb":
+                # Mb/s divided by 10, as in fare_bench_scale
+                extra[leaf].append("  neighbor {} route-map LB out".format(f.addr(k, 2)))
+        extra[leaf].append(" exit-address-family")
+    if fare:
+        lines[INGRESS].append(" bgp fare ecmp-subgroups size 2")
+    if variant == "frr-lb":
+        extra["spine"] = [" address-family ipv4 unicast"]
+        extra["spine"] += ["  neighbor {} route-map CUMULATIVE out".format(f.addr(k, 1))
+                           for k in range(1, len(LINKS) + 1)]
+        extra["spine"].append(" exit-address-family")
+    f.extra = extra
+    return f
+
+
+FABRICS = {v: _fabric(v) for v in ALL_VARIANTS}
+
+
+def _preamble(name):
+    if name == "spine":
+        return ["route-map CUMULATIVE permit 10", " set extcommunity bandwidth cumulative", "exit"]
+    lines = ["route-map NONE deny 10", "exit",
+             "route-map LB permit 10", " set extcommunity bandwidth 40000", "exit"]
+    for _, plist, nets in _group_lists(name):
+        lines += ["ip prefix-list {} seq {} permit {} le 32".format(plist, 5 * i, net)
+                  for i, net in enumerate(nets, 1)]
+    return lines
+
+
+def _config(name, variant="ecmp"):
+    # FARE_BENCH_TRACE=1: the spine and leaf8 log FARE's decisions (not for
+    # figures: the log slows bgpd down)
+    trace = ["debug bgp fare"] if os.environ.get("FARE_BENCH_TRACE") and name in (
+        "spine", INGRESS) else []
+    return "\n".join(trace + _preamble(name)) + "\n" + FABRICS[variant].config(name)
+
+
+def _daemons(name):
+    daemons = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
+    if name != "spine":
+        daemons.append((TopoRouter.RD_SHARP, None))
+    return daemons
+
+
+def _prepare(tgen):
+    # the prefixes' next hop on each leaf: a host behind a veth pair (this
+    # kernel has no dummy interfaces)
+    for leaf in LEAVES:
+        tgen.gears[leaf].run("ip link add fare-h type veth peer name fare-h-peer && "
+                             "ip link set fare-h-peer up && ip link set fare-h up && "
+                             "ip address add 192.0.2.1/24 dev fare-h")
+
+
+def setup_module(mod):
+    start_fabric(mod, FABRICS["ecmp"], _config, _daemons, prepare=_prepare)
+
+
+def teardown_module(_mod):
+    # every bgpd first, and the kernel left to drop the routes (zebra
+    # stopping with 200,000 routes to remove can outlast the library)
+    tgen = get_topogen()
+    kill_every_bgpd(tgen)
+    for leaf in LEAVES:
+        tgen.gears[leaf].vtysh_cmd("sharp remove routes {} {}".format(_base(leaf), PER_LEAF))
+    for name in ("spine", INGRESS):
+        wait_for(lambda: bgp_route_count(tgen.gears[name]), 0, count=180)
+    tgen.stop_topology()
+
+
+def _spine_state(spine):
+    """(prefixes over 8 members, all equal; prefixes of leaf1 whose
+    member to-leaf1-1 is lighter than its 7 others, which are equal)."""
+    equal = light = 0
+    for c, w in kernel_weights_by_group(spine):
+        if len(w) != LINKS_PER_LEAF:
+            continue
+        if len(set(w.values())) == 1:
+            equal += c
+        elif "to-leaf1-1" in w:
+            rest = {v for k, v in w.items() if k != "to-leaf1-1"}
+            if len(rest) == 1 and w["to-leaf1-1"] < rest.pop():
+                light += c
+    return equal, light
+
+
+def _peer(spine, addr):
+    peers = spine.vtysh_cmd("show bgp ipv4 unicast summary json", isjson=True).get("peers", {})
+    p = peers.get(addr, {})
+    return p.get("state"), p.get("pfxRcd"), p.get("pfxSnt")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_spine(variant):
+    tgen = get_topogen()
+    spine, ingress = tgen.gears["spine"], tgen.gears[INGRESS]
+    if variant == VARIANTS[0]:
+        spine.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
+        for leaf in LEAVES:
+            tgen.gears[leaf].vtysh_cmd("sharp install routes {} nexthop 192.0.2.2 {}"
+                                       .format(_base(leaf), PER_LEAF))
+        for leaf in LEAVES:
+            router = tgen.gears[leaf]
+            assert wait_for(lambda: int(router.run(r"ip -4 route show | grep -c '^10\.2'")),
+                            PER_LEAF, count=300) == PER_LEAF
+    fare = variant.startswith("fare")
+    t_start = restart_every_bgpd(tgen, variant, _config, ("spine", INGRESS))
+    cold = (N, 0)
+    assert wait_for(lambda: _spine_state(spine), cold, count=900, wait=1) == cold, variant
+    assert wait_for(lambda: bgp_route_count(ingress), N - PER_LEAF, count=300) == N - PER_LEAF
+    wall = time.monotonic() - t_start
+    cpu = {name: bgpd_cpu(r) for name, r in tgen.routers().items()}
+    res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
+           "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
+           "rss_ingress": bgpd_hwm_mb(ingress)}
+    time.sleep(5)
+
+    # local event at the spine: its first link to leaf1 drops to 50G
+    mon, pid = start_monitor(tgen.logdir, spine, variant)
+    mon_i, pid_i = start_monitor(tgen.logdir, ingress, variant)
+    cpu0 = {n: bgpd_cpu(r) for n, r in tgen.routers().items()}
+    t0 = time.time()
+    spine.vtysh_cmd("configure terminal\ninterface to-leaf1-1\nbandwidth 50000")
+    if fare:
+        after = (N - PER_LEAF, PER_LEAF)
+        assert wait_for(lambda: _spine_state(spine), after, count=600, wait=0.5) == after, variant
+        time.sleep(3)
+    else:
+        time.sleep(10)
+    spine.run("kill {}".format(pid))
+    ingress.run("kill {}".format(pid_i))
+    res["local"] = kernel_events(mon, t0)
+    res["local"]["cpu"] = sum(bgpd_cpu(r) - cpu0[n] for n, r in tgen.routers().items())
+    res["ingress_events"] = kernel_events(mon_i, t0)
+    spine.vtysh_cmd("configure terminal\ninterface to-leaf1-1\nbandwidth 400000")
+    assert wait_for(lambda: _spine_state(spine), cold, count=600, wait=0.5) == cold, variant
+    time.sleep(3)
+
+    # a session reset: the spine's first session to leaf1 (link 1)
+    addr = FABRICS[variant].addr(1, 1)
+    c0, t1 = bgpd_cpu(spine), time.monotonic()
+    spine.vtysh_cmd("clear bgp ipv4 unicast {}".format(addr))
+    back = ("Established", PER_LEAF)
+    assert wait_for(lambda: _peer(spine, addr)[:2], back, count=600, wait=0.2) == back
+    assert wait_for(lambda: (_peer(spine, addr)[2] or 0) >= N - PER_LEAF, True, count=600,
+                    wait=0.2)
+    res["reset"] = (time.monotonic() - t1, bgpd_cpu(spine) - c0)
+
+    res["stall"], res["stall_names"] = zip(*bgpd_longest_tasks(spine))
+    if fare:
+        t1 = time.monotonic()
+        groups = ingress.vtysh_cmd("show bgp fare ecmp-groups json", isjson=True)
+        res["show_ms"] = (time.monotonic() - t1) * 1000
+        res["remote_groups"] = len(groups.get("remoteGroups", []))
+    RESULTS[variant] = res
+
+
+def _last(ev):
+    return "-" if ev["last"] is None else "{:.0f}".format(ev["last"] * 1000)
+
+
+def _count(ev):
+    return "{}{} / {}".format(">=" if ev["lost"] else "", ev["nexthop"], ev["route"])
+
+
+def test_report():
+    head = ["variant", "cold CPU s", "cold s", "peak RSS MB", "local ms", "local events",
+            "local CPU", "leaf8 events", "reset", "longest task", "leaf8 show"]
+    head2 = ["", "spine / leaf8 / all", "wall", "spine / leaf8", "to kernel", "nexthop / route",
+             "s, all", "nexthop / route", "s / CPU s", "ms, all / FARE's", "ms, groups"]
+    fmt = "{:<22} {:>21} {:>6} {:>14} {:>9} {:>16} {:>9} {:>16} {:>12} {:>16} {:>11}"
+    lines = ["", "spine with {} sessions, {} prefixes x {} paths, {} GroupIDs: cold start, a "
+             "local event, a session reset".format(len(LINKS), N, LINKS_PER_LEAF,
+                                                   GROUPS_PER_LEAF * len(LEAVES)),
+             fmt.format(*head), fmt.format(*head2)]
+    for v in VARIANTS:
+        r = RESULTS.get(v)
+        if not r:
+            continue
+        show = ("{:.0f}, {}".format(r["show_ms"], r["remote_groups"]) if "show_ms" in r
+                else "-")
+        lines.append(fmt.format(
+            NAMES[v], "{:.2f} / {:.2f} / {:.2f}".format(r["cpu_spine"], r["cpu_ingress"],
+                                                        r["cpu_all"]),
+            "{:.1f}".format(r["cold"]), "{:.1f} / {:.1f}".format(r["rss_spine"], r["rss_ingress"]),
+            _last(r["local"]), _count(r["local"]), "{:.2f}".format(r["local"]["cpu"]),
+            _count(r["ingress_events"]), "{:.1f} / {:.2f}".format(*r["reset"]),
+            "{:.0f} / {:.0f}".format(*r["stall"]), show))
+    lines.append("the spine's longest tasks: " + "; ".join(
+        "{} {} / {}".format(NAMES[v], *RESULTS[v]["stall_names"]) for v in VARIANTS
+        if v in RESULTS))
+    if any(r[e]["lost"] for r in RESULTS.values() for e in ("local", "ingress_events")):
+        lines.append(">=: the monitor's socket overflowed and lost some events")
+    base = RESULTS.get("ecmp")
+    if base:
+        lines.append("")
+        lines.append("ratio to plain ECMP (cold CPU spine / leaf8 / all, peak RSS spine / leaf8, "
+                     "reset CPU):")
+        for v in VARIANTS:
+            r = RESULTS.get(v)
+            if r and v != "ecmp":
+                lines.append("{:<22} {:.2f} / {:.2f} / {:.2f}   {:.2f} / {:.2f}   {:.2f}".format(
+                    NAMES[v], r["cpu_spine"] / base["cpu_spine"],
+                    r["cpu_ingress"] / base["cpu_ingress"], r["cpu_all"] / base["cpu_all"],
+                    r["rss_spine"] / base["rss_spine"], r["rss_ingress"] / base["rss_ingress"],
+                    r["reset"][1] / base["reset"][1] if base["reset"][1] else float("nan")))
+    report("\n".join(lines))

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+What the benchmarks (bench/fare_bench_*) measure on a router: bgpd's CPU
+and peak memory from /proc, its event loop's longest tasks, and the kernel's
+route and nexthop events from `ip -ts monitor` timestamps.
+"""
+
+import datetime
+import os
+import re
+import time
+
+from fare.common import wait_for
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def bgpd_proc(router, what):
+    """bgpd's /proc/PID/`what` text, read in the router's namespace."""
+    return router.run("cat /proc/$(cat /var/run/frr/bgpd.pid)/" + what)
+
+
+def bgpd_cpu(router):
+    """bgpd's user+system CPU seconds since it started."""
+    fields = bgpd_proc(router, "stat").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / HZ
+
+
+def bgpd_hwm_mb(router):
+    """bgpd's peak resident memory (VmHWM), MB."""
+    m = re.search(r"VmHWM:\s+(\d+) kB", bgpd_proc(router, "status"))
+    return int(m.group(1)) / 1024 if m else float("nan")
+
+
+def bgpd_stalls_ms(router):
+    """(the longest run of one task of bgpd's main thread since its start,
+    the longest of the FARE module's own tasks, those named fare_*), in ms
+    of wall time: the largest "Max uSecs" of wall time in the main
+    pthread's part of `show event cpu` (FRR's event loop statistics).
+    FARE's work inside bgpd's own tasks (best-path selection, updates)
+    counts under bgpd's names."""
+    return tuple(ms for ms, _ in bgpd_longest_tasks(router))
+
+
+def bgpd_longest_tasks(router):
+    """((ms, name) of the longest task of bgpd's main thread, (ms, name)
+    of the longest of the module's own), as bgpd_stalls_ms()."""
+    longest = own = (0, "-")
+    main = False
+    for line in router.vtysh_cmd("show event cpu").splitlines():
+        if line.startswith("Showing statistics for pthread"):
+            main = line.split()[-1] in ("default", "main", "bgpd")
+            continue
+        f = line.split()
+        if main and len(f) >= 11 and f[0].isdigit() and f[2].isdigit():
+            longest = max(longest, (int(f[6]), f[-1]))
+            if f[-1].startswith("fare_"):
+                own = max(own, (int(f[6]), f[-1]))
+    return (longest[0] / 1000, longest[1]), (own[0] / 1000, own[1])
+
+
+def start_monitor(logdir, router, name):
+    """Start `ip -ts monitor nexthop route` in router's namespace; returns
+    (file, pid). A large socket buffer: a reweighting may be a burst of
+    one message per route."""
+    mon = os.path.join(logdir, "{}-monitor-{}.txt".format(router.name, name))
+    pid = router.run("ip -rcvbuf 16777216 -ts monitor nexthop route >{} 2>&1 & echo $!"
+                     .format(mon)).strip()
+    time.sleep(1)
+    return mon, pid
+
+
+def kernel_events(path, t0):
+    """Kernel events after wall time t0 in an `ip -ts monitor` file:
+    {"nexthop": nexthop object events, "route": route events, "last": time
+    of the last one in seconds after t0, "lost": whether the monitor lost
+    messages}. zebra deletes an unused nexthop group seconds after the
+    routes have left it: counted, but not the last change."""
+    ev = {"nexthop": 0, "route": 0, "last": None, "lost": False}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\[(\S+)\] (.*)", line)
+            if not m:
+                ev["lost"] = ev["lost"] or "No buffer space" in line
+                continue
+            t = datetime.datetime.fromisoformat(m.group(1)).timestamp()
+            if t < t0:
+                continue
+            nexthop = re.match(r"(Deleted )?id \d+ ", m.group(2))
+            ev["nexthop" if nexthop else "route"] += 1
+            if not m.group(2).startswith("Deleted id"):
+                ev["last"] = t - t0
+    return ev
+
+
+def kernel_weights_by_group(router):
+    """The weights the kernel gives the benchmark's BGP routes (10.2xx.*),
+    one entry per nexthop group: [(routes using it, {device: weight})].
+    Plain `ip` output: one dump of the nexthop objects and one of the
+    routes, whatever their number."""
+    members, devs = {}, {}
+    for line in router.run("ip nexthop show").splitlines():
+        m = re.match(r"id (\d+) group (\S+)", line)
+        if m:
+            members[m.group(1)] = [(x.split(",") + ["1"])[:2] for x in m.group(2).split("/")]
+            continue
+        m = re.match(r"id (\d+) via \S+ dev (\S+)", line)
+        if m:
+            devs[m.group(1)] = m.group(2)
+    counts = {}
+    for m in re.finditer(r"^10\.2\d\d\.\S+ nhid (\d+)", router.run("ip -4 route show proto bgp"),
+                         re.M):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return [(c, {devs.get(i, "?"): int(x) for i, x in members.get(nhid, [])})
+            for nhid, c in counts.items()]
+
+
+def kill_every_bgpd(tgen):
+    """SIGKILL every router's bgpd (zebra and sharpd keep running)."""
+    for router in tgen.routers().values():
+        router.run("kill -9 $(cat /var/run/frr/bgpd.pid) 2>/dev/null")
+
+
+def bgp_route_count(router):
+    """The IPv4 BGP routes in the router's kernel (one per prefix, however
+    many lines its next hops take)."""
+    return int(router.run("ip -4 route show proto bgp | grep -c '^[0-9]'").strip() or 0)
+
+
+def restart_every_bgpd(tgen, variant, config_of, emptied):
+    """Kill every bgpd, wait until the kernels of the routers named in
+    `emptied` hold no BGP route, then start every bgpd with
+    config_of(name, variant) (written to the log directory, read with
+    `vtysh -f`); return the monotonic time of the start."""
+    kill_every_bgpd(tgen)
+    for name in emptied:
+        router = tgen.gears[name]
+        assert wait_for(lambda: bgp_route_count(router), 0, count=180) == 0, name
+    t = time.monotonic()
+    for name, router in tgen.routers().items():
+        path = os.path.join(tgen.logdir, "configs", "{}-{}.conf".format(name, variant))
+        with open(path, "w") as f:
+            f.write(config_of(name, variant))
+        router.net.startRouterDaemons(["bgpd"])
+        router.cmd("vtysh -f " + path)
+    return t
