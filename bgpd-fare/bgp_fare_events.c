@@ -475,7 +475,9 @@ int fare_zebra_capabilities(const struct zclient_capabilities *cap)
 {
 	struct fare_instance *fi;
 
-	/* sent at every connection: zebra may have lost the groups */
+	/* sent at every connection: zebra may have lost the groups (done
+	 * once per connection, maybe already by the routes bgpd sent again)
+	 */
 	fare_nhg_zebra_connected();
 	if (cap->nexthop_weight_max == fare_zebra_weight_max)
 		return 0;

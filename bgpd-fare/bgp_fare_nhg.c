@@ -16,7 +16,9 @@
  * (or, when they are the most, the group goes back to its set and those
  * that followed move), and a group no route uses is deleted
  * (ZEBRA_NHG_DEL, id freed). Ids come from bgpd's L3 nexthop group
- * allocator (bgp_nhg.c). Calls down into the instance records only.
+ * allocator (bgp_nhg.c). When bgpd connects to zebra again (zebra
+ * restarted), every group goes to zebra again ahead of its first route
+ * (fare_nhg_connection_check()). Calls down into the instance records only.
  */
 #include <zebra.h>
 
@@ -252,6 +254,33 @@ static void fare_nhg_route_sent(struct fare_nhg_route *r, struct fare_nhg *g, ui
 	r->sent_fp = fp;
 }
 
+/* bgpd's connection to zebra the groups' state is of (its count) */
+static int fare_nhg_connection;
+
+/* bgpd connected to zebra again (zebra started anew after a crash, bgpd
+ * still running): zebra has none of the groups, nor the routes. Each
+ * group goes to zebra again before its first route, and no route counts
+ * as sent: bgpd sends its selected routes again when it connects (patch
+ * 0024), queued before zebra's capabilities arrive, so every path that
+ * sends zebra a group or a route checks first.
+ */
+static void fare_nhg_connection_check(void)
+{
+	struct fare_nhg_route *r;
+	struct fare_nhg *g;
+
+	if (fare_nhg_connection == bgp_zebra_num_connects())
+		return;
+	fare_nhg_connection = bgp_zebra_num_connects();
+	frr_each (fare_nhgs, &fare_nhgs, g)
+		g->installed = false;
+	frr_each (fare_nhg_routes, &fare_nhg_routes, r)
+		fare_nhg_route_sent(r, r->sent_group, 0);
+	if (FARE_DEBUG && fare_nhgs_count(&fare_nhgs))
+		zlog_debug("FARE: zebra connection %d: %zu nexthop group(s) to send again with their routes",
+			   fare_nhg_connection, fare_nhgs_count(&fare_nhgs));
+}
+
 /* The route leaves the groups: zebra gets it with its own next hops or
  * withdraws it.
  */
@@ -317,6 +346,7 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	struct fare_nhg *g;
 	uint32_t fp;
 
+	fare_nhg_connection_check();
 	if (fi && fi->enabled && fi->nhg)
 		key = fare_nhg_key_of(best, api);
 	if (!key) {
@@ -392,6 +422,7 @@ static int fare_nhg_route_withdrawn(struct bgp *bgp, struct bgp_dest *dest)
 {
 	struct fare_nhg_route *r = fare_nhg_route_find(dest);
 
+	fare_nhg_connection_check();
 	if (r)
 		fare_nhg_route_free(r);
 	return 0;
@@ -516,6 +547,7 @@ static void fare_nhg_settle(struct event *event)
 			return;
 		}
 
+	fare_nhg_connection_check();
 	frr_each_safe (fare_nhgs, &fare_nhgs, g)
 		if (g->prev_key)
 			fare_nhg_settle_ahead(g);
@@ -638,13 +670,7 @@ static void fare_nhg_instance_free(struct fare_instance *fi)
 
 void fare_nhg_zebra_connected(void)
 {
-	struct fare_nhg_route *r;
-	struct fare_nhg *g;
-
-	frr_each (fare_nhgs, &fare_nhgs, g)
-		g->installed = false;
-	frr_each (fare_nhg_routes, &fare_nhg_routes, r)
-		fare_nhg_route_sent(r, r->sent_group, 0);
+	fare_nhg_connection_check();
 }
 
 uint32_t fare_nhg_dest_group(const struct bgp_dest *dest)

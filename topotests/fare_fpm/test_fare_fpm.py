@@ -35,6 +35,18 @@ computed here from the configured bandwidths:
    (WP-3) and zebra sends them in nexthop groups, weight_high 0, as the
    kernel holds them (routes without groups there). to-r3 down to 97G: the
    new 8-bit group arrives.
+5. The module's groups with FPM without groups: `no fpm
+   use-next-hop-groups` and `zebra nexthop kernel enable` again (16 bits
+   in force), then `bgp fare nexthop-groups`: the kernel's routes are on
+   the module's groups. to-r3 down to 71G, and back at 97G after its
+   hold-down: each time the module replaces each group in place (same id,
+   replacedInPlace one more), the kernel's group holds 1000:71 (1000:97),
+   and FPM gets every route of the group again with RTA_MULTIPATH 255:18
+   (255:24): zebra installs the routes of a replaced group again while FPM
+   takes them expanded (patch 0025; before it, FPM kept the old weights).
+   It comes last: zebra keeps routes on the module's group ids once the
+   command is off (a route whose own next hops equal a group's finds that
+   group), which the steps before do not expect.
 
 There is no other way to get 8-bit nexthop-group weights on this kernel
 (Linux 6.12 and later): zebra has no option to turn 16-bit weights off
@@ -54,8 +66,8 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare.common import (fare_prefix, kernel_weights, kernel_weights_wide, program, start_fabric,
-                         tgen_or_skip, vtysh_json, wait_for)
+from fare.common import (fare_prefix, frr_release, kernel_weights, kernel_weights_wide, program,
+                         start_fabric, tgen_or_skip, vtysh_json, wait_for)
 from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
@@ -331,6 +343,55 @@ def test_8bit_nexthop_groups():
     check(173)
     set_r3_bandwidth(97)
     check(97)
+
+
+def module_groups(r1):
+    "{prefix family: (id, replacedInPlace)} of r1's ECMP prefixes' groups of the module ({} while none)."
+    groups = {g["id"]: g for g in vtysh_json(r1, "show bgp fare nexthop-groups json").get("groups", [])}
+    out = {}
+    for afi, prefix in ECMP.items():
+        gid = fare_prefix(r1, prefix, afi).get("nexthopGroupId")
+        if gid in groups:
+            out[afi] = (gid, groups[gid]["replacedInPlace"])
+    return out
+
+
+def test_rta_multipath_module_groups():
+    """no fpm use-next-hop-groups and zebra's kernel groups again (16 bits
+    in force), then bgp fare nexthop-groups: the routes are on the
+    module's groups in the kernel and go to FPM with RTA_MULTIPATH.
+    to-r3 down to 71G, then back at 97G (after its hold-down): each time
+    the module replaces its group in place (same id), and FPM gets every
+    route of it with the new weights (255:18, then 255:24), the kernel's
+    group 1000:71 (1000:97). Last: zebra keeps routes on the module's
+    group ids once the command is off (a route's own next hops that equal
+    a group's find that group), which the steps before do not expect."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    if frr_release(tgen) < (10, 7):
+        pytest.skip("FRR {}.{}: the series has no shared nexthop groups (patch 0021)".format(
+            *frr_release(tgen)))
+    reconfigure_fpm(r1, "no fpm use-next-hop-groups\nzebra nexthop kernel enable")
+    width = {"width": "16-bit", "zebraMaxWeight": 65535, "maxWeightInForce": 65535}
+    got = wait_for(lambda: vtysh_json(r1, "show bgp fare json").get("nexthopWeights"), width)
+    assert got == width
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare nexthop-groups\n")
+    assert wait_for(lambda: sorted(module_groups(r1)), sorted(ECMP)) == sorted(ECMP)
+    for gbps in (71, 97):
+        before = module_groups(r1)
+        fare = exact(bandwidths(gbps))
+        set_r3_bandwidth(gbps)
+        # replaced in place: the same ids, once each
+        after = wait_for(lambda: module_groups(r1), {a: (g, n + 1) for a, (g, n) in before.items()})
+        assert after == {a: (g, n + 1) for a, (g, n) in before.items()}, (gbps, before, after)
+        for afi, prefix in ECMP.items():
+            route = json.loads(r1.run("ip -j {} route show {}".format(
+                "-6" if afi == "ipv6" else "-4", prefix)))[0]
+            assert route["nhid"] == after[afi][0], route
+        assert_arrives("multipath-module-nhg-{}G".format(gbps), "multipath", rtnh_scaled(fare), fare, "nhg")
+    assert rtnh_scaled(exact(bandwidths(71))) == {"to-r2": 255, "to-r3": 18}
+    assert rtnh_scaled(exact(bandwidths(97))) == {"to-r2": 255, "to-r3": 24}
+    assert "RTM_NEWNEXTHOP" not in fpm_state()["messages"]
 
 
 def test_listener_decoded_everything():

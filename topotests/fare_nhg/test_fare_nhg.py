@@ -42,6 +42,19 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    The alarm (test_traffic_alarm, `bgp fare traffic-alarm interval 1`):
    10,000 small flows raise none; one flow of 3000 packets (all on one
    member) raises one, logged once, its likely cause "too few flows".
+   zebra's restart (test_zebra_restart): r1's running configuration
+   saved (`write memory`), r1's zebra killed with SIGKILL (a crash) and
+   started again alone, bgpd still running, and given its configuration
+   (`vtysh -b -d zebra`). The new zebra removes what the old one left in
+   the kernel (its startup sweep); bgpd reconnects and sends every
+   selected route again (patch 0024), and the module each group ahead of
+   its first route: both groups are back in the kernel under the same
+   ids with the same 1:2 weights, every IPv4 and IPv6 prefix on its
+   group, zebra's `show ip route json` and the module's show agree.
+   Then r1's link to r2 at a quarter (1:4) and back at half (1:2):
+   each time both groups replaced in place, one nexthop event per group
+   and no route event. (Before patch 0024 bgpd sent no route again: the
+   kernel had none of the prefixes 30 s after the restart.)
 4. r3 stops advertising MOVER to r1: MOVER's next-hop set changes, it
    moves to another group; the others keep theirs. r3 advertises it
    again: MOVER is back in the shared group, and the group it had meanwhile
@@ -395,6 +408,73 @@ def test_traffic_alarm():
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno bgp fare traffic-alarm\n")
     assert "traffic-alarm" not in r1.vtysh_cmd("show running-config")
     assert alarm()["enabled"] is False
+
+
+def _group_view(router):
+    "{id: (prefixes, installed, sorted (interface, weight))} of the module's groups."
+    return {gid: (g["prefixes"], g["installed"], sorted((m["interface"], m["weight"]) for m in g["members"]))
+            for gid, g in _module_groups(router).items()}
+
+
+def _bgp_zebra_client(router):
+    "The connect time of zebra's client bgp ('show zebra client'), None when bgpd is not connected."
+    out = router.vtysh_cmd("show zebra client")
+    m = re.search(r"Client: bgp\b.*?Connect Time: *(\S+)", out, re.S)
+    return m.group(1) if m else None
+
+
+def test_zebra_restart():
+    """zebra killed (SIGKILL, a crash) and started again with the saved
+    configuration: bgpd reconnects, the module's groups are back in the
+    kernel under the same ids with the same 1:2 weights, every route on
+    them, the show agrees; a change of weights afterwards still replaces
+    each group in place."""
+    tgen, r1, _ = _r1_shared_group()
+    exp = {"to-r2": 1, "to-r3": 2}
+    before = _group_view(r1)
+    for fam in ("ipv4", "ipv6"):
+        assert before[STATE[fam]] == (N, True, sorted(exp.items())), before
+        assert _group_members(r1, STATE[fam]) == exp
+    # the running configuration (to-r2's bandwidth 5000) is what zebra
+    # gets back, as from a saved configuration after a crash
+    r1.vtysh_cmd("write memory")
+    zebra_pid = r1.run("cat /var/run/frr/zebra.pid").strip()
+    t0 = time.time()
+    assert r1.killDaemons(["zebra"]) == ""
+    assert r1.run("kill -0 {} 2>&1 && echo alive".format(zebra_pid)).strip() != "alive"
+    # the kernel keeps what the dead zebra installed
+    assert _group_members(r1, STATE["ipv4"]) == exp
+    r1.startDaemons(["zebra"])
+    out = r1.run("vtysh -b -d zebra 2>&1")
+    sys.stderr.write("fare_nhg: zebra started again {:.1f} s after the kill: {}\n".format(
+        time.time() - t0, out.strip()))
+    assert "zebra nexthop-group keep 1" in r1.vtysh_cmd("show running-config"), out
+    # bgpd reconnects (zclient's reconnect timer)
+    assert wait_for(lambda: _bgp_zebra_client(r1) is not None, True, count=40, wait=0.5) is True
+    # every route back on its group, the same ids and weights
+    for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
+        got = wait_for(lambda: _nhids(r1, prefixes), {p: STATE[fam] for p in prefixes}, count=60, wait=0.5)
+        assert got == {p: STATE[fam] for p in prefixes}, (fam, got, r1.run("ip nexthop; ip route; ip -6 route"))
+        assert wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=20, wait=0.5) == exp, fam
+        for p in prefixes:
+            assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, (fam, p)
+    sys.stderr.write("fare_nhg: routes on their groups again {:.1f} s after the kill\n".format(
+        time.time() - t0))
+    # bgpd's show agrees: the same groups, installed, all prefixes on them
+    assert wait_for(lambda: _group_view(r1), before) == before
+    for fam in ("ipv4", "ipv6"):
+        j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, (PREFIXES if fam == "ipv4" else PREFIXES6)[1]))
+        assert j["prefixes"][(PREFIXES if fam == "ipv4" else PREFIXES6)[1]]["nexthopGroupId"] == STATE[fam]
+    # zebra's own view: each group's prefixes use the group's id
+    for fam, cmd in (("ipv4", "show ip route {} json"), ("ipv6", "show ipv6 route {} json")):
+        prefix = (PREFIXES if fam == "ipv4" else PREFIXES6)[1]
+        route = vtysh_json(r1, cmd.format(prefix))[prefix][0]
+        assert route["nexthopGroupId"] == STATE[fam] and route.get("installed") is True, route
+    # weights changed after the restart: replaced in place again, and back
+    _change_in_place(r1, _set_bandwidth(r1, "to-r2", 2500), {"to-r2": 1, "to-r3": 4},
+                     "r1's link to r2 at a quarter after zebra's restart", early=True)
+    _change_in_place(r1, _set_bandwidth(r1, "to-r2", 5000), exp,
+                     "r1's link to r2 at half after zebra's restart", early=True)
 
 
 def test_prefix_moves_when_its_vector_changes():
