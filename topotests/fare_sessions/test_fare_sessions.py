@@ -326,6 +326,24 @@ def test_session_reestablished():
     _expect_n_peers_only(tgen, 3, before)
 
 
+def test_sessions_down_together():
+    """WP-2: the spine shuts its sessions to leaf2 and leaf3 in one
+    command: N = 1, and the two changes cost one re-announcement to the
+    peers (they settle together), none to zebra; both back: N = 3."""
+    tgen = tgen_or_skip()
+    peers = [_addr(leaf, "spine") for leaf in ("leaf2", "leaf3")]
+    before = _spine_counters(tgen)
+    _spine_cmd(tgen, "router bgp 65000", *["neighbor {} shutdown".format(p) for p in peers])
+    _expect_n_peers_only(tgen, 1, before)
+    assert _spine_counters(tgen)[1] == before[1] + 1, (
+        "two sessions down together: {} re-announcements".format(
+            _spine_counters(tgen)[1] - before[1]))
+    before = _spine_counters(tgen)
+    _spine_cmd(tgen, "router bgp 65000", *["no neighbor {} shutdown".format(p) for p in peers])
+    _wait_leaf3(tgen, True)
+    _expect_n_peers_only(tgen, 3, before)
+
+
 def test_link_down():
     "WP-2/WP-7: leaf3's link goes down, the spine drops the session: N = 2."
     tgen = tgen_or_skip()
