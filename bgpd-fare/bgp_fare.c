@@ -48,6 +48,7 @@ static int fare_fini(void)
 	fare_nhg_fini();
 	fare_events_fini();
 	fare_eval_fini();
+	fare_announce_fini();
 	return 0;
 }
 

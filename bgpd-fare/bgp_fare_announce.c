@@ -8,6 +8,8 @@
  */
 #include <zebra.h>
 
+#include "jhash.h"
+#include "memory.h"
 #include "prefix.h"
 
 #include "bgpd/bgpd.h"
@@ -54,6 +56,69 @@ struct fare_attr_edit {
 	const uint8_t *add_gid;
 };
 
+/* The extended communities an edit makes of the ones an attribute came
+ * with, computed once per distinct (communities, edit) and then taken
+ * from here: bgpd asks per route and per update-group, and most routes
+ * share a few sets of communities and values. The key is the content,
+ * not the address (a set freed and another made at its address is not
+ * the same); each result is held interned (a reference of its own) and
+ * set on the attribute as bgpd's route-maps set theirs, interned.
+ */
+#define FARE_EDIT_SLOTS	   1024 /* a power of 2 */
+#define FARE_EDIT_KEY_VALS 8	/* larger sets: computed each time */
+
+struct fare_edit_key {
+	uint8_t subtype, gid_subtype;
+	uint8_t strip_t, strip_nt, strip_gid;
+	uint8_t has_t, has_nt, has_gid;
+	uint8_t add_t[FARE_ECOMM_SIZE], add_nt[FARE_ECOMM_SIZE], add_gid[FARE_ECOMM_SIZE];
+	uint32_t n_in;
+	uint8_t in[FARE_EDIT_KEY_VALS * FARE_ECOMM_SIZE];
+};
+
+struct fare_edit_slot {
+	bool used;
+	struct fare_edit_key key;
+	struct ecommunity *out; /* interned; NULL: none left */
+};
+
+DEFINE_MTYPE_STATIC(FARE, FARE_EDIT_CACHE, "FARE outgoing communities");
+
+static struct fare_edit_slot *fare_edit_slots;
+
+/* The slot of the edit of `old`, key filled; NULL: not kept. */
+static struct fare_edit_slot *fare_edit_slot(const struct ecommunity *old,
+					     const struct fare_attr_edit *e,
+					     struct fare_edit_key *key)
+{
+	uint32_t n = old ? old->size : 0;
+
+	if (n > FARE_EDIT_KEY_VALS)
+		return NULL;
+	memset(key, 0, sizeof(*key));
+	key->subtype = e->subtype;
+	key->gid_subtype = e->gid_subtype;
+	key->strip_t = e->strip_t;
+	key->strip_nt = e->strip_nt;
+	key->strip_gid = e->strip_gid;
+	key->has_t = !!e->add_t;
+	key->has_nt = !!e->add_nt;
+	key->has_gid = !!e->add_gid;
+	if (e->add_t)
+		memcpy(key->add_t, e->add_t, FARE_ECOMM_SIZE);
+	if (e->add_nt)
+		memcpy(key->add_nt, e->add_nt, FARE_ECOMM_SIZE);
+	if (e->add_gid)
+		memcpy(key->add_gid, e->add_gid, FARE_ECOMM_SIZE);
+	key->n_in = n;
+	if (n)
+		memcpy(key->in, old->val, n * FARE_ECOMM_SIZE);
+	if (!fare_edit_slots)
+		fare_edit_slots = XCALLOC(MTYPE_FARE_EDIT_CACHE,
+					  FARE_EDIT_SLOTS * sizeof(*fare_edit_slots));
+	return &fare_edit_slots[jhash(key, sizeof(*key), 0x46415245) & (FARE_EDIT_SLOTS - 1)];
+}
+
 static void fare_attr_edit(struct attr *attr, const struct fare_attr_edit *e)
 {
 	struct ecommunity *old = bgp_attr_get_ecommunity(attr);
@@ -61,11 +126,23 @@ static void fare_attr_edit(struct attr *attr, const struct fare_attr_edit *e)
 	struct ecommunity_val eval;
 	struct fare_pathbw pb;
 	struct fare_groupid gid;
+	struct fare_edit_key key;
+	struct fare_edit_slot *slot;
 	const uint8_t *adds[] = { e->add_t, e->add_nt, e->add_gid };
 	uint32_t i;
 
 	if (old && old->unit_size != FARE_ECOMM_SIZE)
 		return;
+
+	slot = fare_edit_slot(old, e, &key);
+	if (slot && slot->used && !memcmp(&slot->key, &key, sizeof(key))) {
+		if (slot->out == old)
+			return;
+		bgp_attr_set_ecommunity(attr, slot->out);
+		if (old && !old->refcnt)
+			ecommunity_free(&old);
+		return;
+	}
 
 	new = ecommunity_new();
 	for (i = 0; old && i < old->size; i++) {
@@ -89,9 +166,28 @@ static void fare_attr_edit(struct attr *attr, const struct fare_attr_edit *e)
 
 	if (!new->size)
 		ecommunity_free(&new);
+	if (slot) {
+		if (slot->used && slot->out)
+			ecommunity_unintern(&slot->out);
+		if (new)
+			new = ecommunity_intern(new);
+		slot->used = true;
+		slot->key = key;
+		slot->out = new;
+	}
 	bgp_attr_set_ecommunity(attr, new);
 	if (old && !old->refcnt)
 		ecommunity_free(&old);
+}
+
+void fare_announce_fini(void)
+{
+	size_t i;
+
+	for (i = 0; fare_edit_slots && i < FARE_EDIT_SLOTS; i++)
+		if (fare_edit_slots[i].out)
+			ecommunity_unintern(&fare_edit_slots[i].out);
+	XFREE(MTYPE_FARE_EDIT_CACHE, fare_edit_slots);
 }
 
 /* Rewrite the Path Bandwidth communities of an outgoing attribute: remove

@@ -12,5 +12,7 @@ struct update_subgroup;
 extern int fare_announce_attr(struct bgp_dest *dest, struct bgp_path_info *pi,
 			      struct update_subgroup *subgrp, struct peer *conf, afi_t afi,
 			      safi_t safi, struct attr *attr, bool nh_self);
+/* at bgpd's exit: the outgoing communities kept */
+extern void fare_announce_fini(void);
 
 #endif /* _BGP_FARE_ANNOUNCE_H */

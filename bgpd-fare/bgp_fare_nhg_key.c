@@ -81,6 +81,8 @@ static bool fare_nhg_resolve(struct bgp_path_info *best, const struct zapi_nexth
 /* The key of a route as bgpd built it for zebra; NULL when it cannot go
  * through a group: not weighted by FARE, or a next hop the kernel's
  * nexthop objects do not take as it is (labels, SRv6, unresolved, ...).
+ * NULL too for a single next hop: it has no weight to change in place,
+ * and zebra's own next hop serves it as without the groups.
  */
 struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best, const struct zapi_route *api)
 {
@@ -90,7 +92,7 @@ struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best, const struct za
 	if (!CHECK_FLAG(api->flags, ZEBRA_FLAG_NEXTHOP_WEIGHT_EXACT) ||
 	    CHECK_FLAG(api->message, ZAPI_MESSAGE_NHG) ||
 	    CHECK_FLAG(api->message, ZAPI_MESSAGE_BACKUP_NEXTHOPS) ||
-	    CHECK_FLAG(api->message, ZAPI_MESSAGE_SRTE) || !api->nexthop_num ||
+	    CHECK_FLAG(api->message, ZAPI_MESSAGE_SRTE) || api->nexthop_num < 2 ||
 	    api->nexthop_num > MULTIPATH_NUM)
 		return NULL;
 

@@ -23,6 +23,29 @@ DEFINE_MTYPE_STATIC(FARE, FARE_PEER, "FARE neighbor");
 
 static uint64_t fare_generation = 1;
 
+/* The record of a neighbor, found by its name once and then by the
+ * neighbor's address for as long as no record came or went and no
+ * state changed (fare_generation): bgpd asks per route and per
+ * update-group, and a name's hash costs more than the rest of the lookup.
+ */
+#define FARE_PEER_CACHE_SLOTS 256 /* a power of 2 */
+
+struct fare_peer_cache_slot {
+	const struct peer *peer;
+	const struct fare_instance *fi;
+	uint64_t generation;
+	struct fare_peer *fp;
+};
+
+static struct fare_peer_cache_slot fare_peer_cache[FARE_PEER_CACHE_SLOTS];
+
+static struct fare_peer_cache_slot *fare_peer_cache_slot(const struct peer *peer)
+{
+	uintptr_t key = (uintptr_t)peer;
+
+	return &fare_peer_cache[(key >> 6 ^ key >> 14) & (FARE_PEER_CACHE_SLOTS - 1)];
+}
+
 void fare_state_changed(void)
 {
 	fare_generation++;
@@ -53,6 +76,7 @@ void fare_peer_records_init(struct fare_instance *fi)
 
 static void fare_peer_free(struct fare_instance *fi, struct fare_peer *fp)
 {
+	fare_generation++; /* no cached lookup finds it again */
 	event_cancel(&fp->t_hold);
 	if (fp->in_cfgs)
 		fare_peer_cfgs_del(&fi->cfgs, fp);
@@ -185,6 +209,7 @@ static void fare_peer_resolve(struct fare_instance *fi, struct peer *peer, struc
 struct fare_peer *fare_peer_of(struct fare_instance *fi, struct peer *peer)
 {
 	static struct fare_peer transient;
+	struct fare_peer_cache_slot *slot;
 	struct fare_peer *fp;
 
 	/* a connection accepted for a neighbor is not kept: a copy, with
@@ -202,10 +227,17 @@ struct fare_peer *fare_peer_of(struct fare_instance *fi, struct peer *peer)
 		fare_peer_resolve(fi, peer, &transient);
 		return &transient;
 	}
+	slot = fare_peer_cache_slot(peer);
+	if (slot->peer == peer && slot->fi == fi && slot->generation == fare_generation &&
+	    slot->fp->group == peer->group)
+		return slot->fp;
 	fp = fare_peer_get(fi, fare_peer_cfg_name(peer));
-	if (fp->generation == fare_generation && fp->group == peer->group)
-		return fp;
-	fare_peer_resolve(fi, peer, fp);
+	if (fp->generation != fare_generation || fp->group != peer->group)
+		fare_peer_resolve(fi, peer, fp);
+	slot->peer = peer;
+	slot->fi = fi;
+	slot->generation = fare_generation;
+	slot->fp = fp;
 	return fp;
 }
 

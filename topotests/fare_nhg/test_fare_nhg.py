@@ -55,12 +55,17 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    each time both groups replaced in place, one nexthop event per group
    and no route event. (Before patch 0024 bgpd sent no route again: the
    kernel had none of the prefixes 30 s after the restart.)
-4. r3 stops advertising MOVER to r1: MOVER's next-hop set changes, it
-   moves to another group; the others keep theirs. r3 advertises it
-   again: MOVER is back in the shared group, and the group it had meanwhile
-   has no route left and is deleted (gone from the show at once, and from
-   the kernel once zebra's `zebra nexthop-group keep` time, 1 s here, is
-   over).
+4. r3 stops advertising MOVER to r1: MOVER has a single path left, which
+   has no weight to change: it leaves the module's groups for zebra's own
+   next hop (nexthopGroupId 0), as without the command; the others keep
+   theirs. r3 advertises it again: MOVER is back in the shared group.
+   Then r3 advertises MOVER with another next hop (a second address of
+   its own, route-map `set ip next-hop`): MOVER's next-hop set changes,
+   it moves to a group of its own, weights 1:2 still; without the
+   route-map it is back in the shared group, and the group it had
+   meanwhile has no route left and is deleted (gone from the show at
+   once, and from the kernel once zebra's `zebra nexthop-group keep`
+   time, 1 s here, is over).
 5. `no bgp fare nexthop-groups`: the routes go back to zebra's own
    groups, the module's are deleted; the knob is written back by `show
    running-config` only when set. With the knob off, `show bgp fare
@@ -90,13 +95,20 @@ N = int(os.environ.get("FARE_NHG_PREFIXES", "6"))
 PREFIXES = ["172.{}.{}.0/24".format(16 + i // 256, i % 256) for i in range(N)]
 PREFIXES6 = ["2001:db8:16:{:x}::/64".format(i) for i in range(N)]
 MOVER = PREFIXES[0]
+# a second address of r3 on its link to r1 (link 2), MOVER's next hop in
+# step 4
+MOVER_NH = "10.100.2.3"
 FABRIC = Fabric(
     {"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004},
     [("r1", "r2", 10), ("r1", "r3", 10), ("r2", "r4", 10), ("r3", "r4", 10)],
     originate={"r4": PREFIXES + PREFIXES6},
     fare_lines={"r1": [" bgp fare", " bgp fare nexthop-groups"]},
     extra={"r3": ["!", "ip prefix-list NOMOVER seq 5 deny {}".format(MOVER),
-                  "ip prefix-list NOMOVER seq 10 permit any"],
+                  "ip prefix-list NOMOVER seq 10 permit any",
+                  "ip prefix-list ISMOVER seq 5 permit {}".format(MOVER),
+                  "route-map MOVERNH permit 10", " match ip address prefix-list ISMOVER",
+                  " set ip next-hop {}".format(MOVER_NH), "exit",
+                  "route-map MOVERNH permit 20", "exit"],
            # zebra deletes a group no route uses after this (180 s by default)
            "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"]},
     link_config="interface",
@@ -478,7 +490,9 @@ def test_zebra_restart():
 
 
 def test_prefix_moves_when_its_vector_changes():
-    "MOVER loses its path via r3: another group; back: the shared one, its own deleted."
+    """MOVER loses its path via r3: a single path, off the module's groups;
+    back: the shared one. Then its path via r3 gets another next hop: a
+    group of its own; back: the shared one, its own deleted."""
     tgen = tgen_or_skip()
     r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
     if "ipv4" not in STATE:
@@ -487,24 +501,51 @@ def test_prefix_moves_when_its_vector_changes():
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "neighbor 10.100.2.1 prefix-list NOMOVER out\n")
     assert wait_for(lambda: kernel_weights(r1, MOVER), {"to-r2": 1}) == {"to-r2": 1}
-    moved = _route(r1, MOVER).get("nhid")
-    assert moved != gid
+    single = _route(r1, MOVER).get("nhid")
+    assert single != gid
     # the others stay where they were, weights unchanged
     assert _nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
     assert _group_members(r1, gid) == {"to-r2": 1, "to-r3": 2}
+    # a single next hop has no weight to change: zebra's own next hop, as
+    # without the command, and no group of the module
     groups = _module_groups(r1)
     assert groups[gid]["prefixes"] == N - 1
-    assert moved in groups and groups[moved]["prefixes"] == 1
-    STATE["moved"] = moved
+    assert single not in groups
+    j = vtysh_json(r1, "show bgp ipv4 fare {} json".format(MOVER))
+    assert j["prefixes"][MOVER]["nexthopGroupId"] == 0, j
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "no neighbor 10.100.2.1 prefix-list NOMOVER out\n")
+    assert wait_for(lambda: _route(r1, MOVER).get("nhid"), gid) == gid
+    assert wait_for(lambda: _module_groups(r1)[gid]["prefixes"], N) == N
+
+    # MOVER's path via r3 with another next hop (r3's second address):
+    # the same weights, another next-hop set, a group of its own
+    r3.run("ip address add {}/24 dev to-r1".format(MOVER_NH))
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "neighbor 10.100.2.1 route-map MOVERNH out\n")
+    assert wait_for(lambda: _route(r1, MOVER).get("nhid") != gid, True) is True
+    moved = _route(r1, MOVER).get("nhid")
+    assert _group_members(r1, moved) == {"to-r2": 1, "to-r3": 2}
+    members = json.loads(r1.run("ip -j nexthop show id {}".format(moved)))[0]["group"]
+    gws = {json.loads(r1.run("ip -j nexthop show id {}".format(m["id"])))[0].get("gateway")
+           for m in members}
+    assert gws == {"10.100.1.2", MOVER_NH}, gws
+    assert _nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
+    groups = _module_groups(r1)
+    assert groups[gid]["prefixes"] == N - 1
+    assert moved in groups and groups[moved]["prefixes"] == 1, groups
+    STATE["moved"] = moved
+
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "no neighbor 10.100.2.1 route-map MOVERNH out\n")
     assert wait_for(lambda: _route(r1, MOVER).get("nhid"), gid) == gid
     assert wait_for(lambda: moved in _module_groups(r1), False) is False
     assert _module_groups(r1)[gid]["prefixes"] == N
     # deleted from the kernel too
     assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
                     "") == ""
+    r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
 
 
 def test_knob_off_and_config():

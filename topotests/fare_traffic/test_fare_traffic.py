@@ -154,17 +154,14 @@ def test_alarm_setup_weights_1_1_2_2():
     p = _prefix_traffic(leaf2, "172.16.2.0/24")
     assert p["nexthopGroupId"] == 0 and "group" not in p and "no BGP route" in p["reason"], p
     # spine1's route towards h1: one next hop, a nexthop object of its own
-    # (with the module's groups: a group of one member)
+    # (with the module's groups too: a single next hop is on none of them)
     spine1 = tgen.gears["spine1"]
     nhid, group = kernel_nexthop(spine1, H1_NET)
-    assert nhid and group == (groups_of != "zebra"), (nhid, group)
+    assert nhid and group is False, (nhid, group)
     p = _prefix_traffic(spine1, H1_NET)
-    if group:
-        assert p["nexthopGroupId"] == nhid and len(p["group"]["members"]) == 1, p
-    else:
-        assert p["nexthopGroupId"] == 0 and p["nexthopId"] == nhid and "group" not in p, p
-        assert "one next hop (kernel nexthop {}), no group".format(nhid) in spine1.vtysh_cmd(
-            "show bgp ipv4 fare {} traffic".format(H1_NET))
+    assert p["nexthopGroupId"] == 0 and p["nexthopId"] == nhid and "group" not in p, p
+    assert "one next hop (kernel nexthop {}), no group".format(nhid) in spine1.vtysh_cmd(
+        "show bgp ipv4 fare {} traffic".format(H1_NET))
     out = leaf2.vtysh_cmd("show bgp ipv4 fare 2001:db8:1::/64 traffic")
     assert "% Prefix 2001:db8:1::/64 is not IPv4" in out, out
     # resolve h1's and h2's neighbours before any count
