@@ -49,6 +49,42 @@ struct fare_ecmp_egress {
 /* bumped by every prefix-list change; 0 is never current */
 static uint32_t fare_plists_gen = 1;
 
+/* EE-3: an originated prefix's group, kept by prefix (an address of a
+ * route node may be another prefix's later)
+ */
+struct fare_ecmp_egress_cached {
+	struct fare_ecmp_egress_cache_item item;
+	struct prefix p;
+	uint16_t group;
+};
+
+/* kept prefixes at most; then the cache starts again (prefixes no longer
+ * originated stay until the next change of the lines or prefix-lists)
+ */
+#define FARE_ECMP_EGRESS_CACHE_MAX 1048576
+
+static int fare_ecmp_egress_cached_cmp(const struct fare_ecmp_egress_cached *a,
+				       const struct fare_ecmp_egress_cached *b)
+{
+	return prefix_cmp(&a->p, &b->p);
+}
+
+static uint32_t fare_ecmp_egress_cached_hash(const struct fare_ecmp_egress_cached *c)
+{
+	return prefix_hash_key(&c->p);
+}
+
+DECLARE_HASH(fare_ecmp_egress_cache, struct fare_ecmp_egress_cached, item,
+	     fare_ecmp_egress_cached_cmp, fare_ecmp_egress_cached_hash);
+
+static void fare_ecmp_egress_cache_flush(struct fare_instance *fi)
+{
+	struct fare_ecmp_egress_cached *c;
+
+	while ((c = fare_ecmp_egress_cache_pop(&fi->ecmp->egress_cache)))
+		XFREE(MTYPE_FARE_ECMP, c);
+}
+
 struct fare_ecmp_member {
 	char *ifname;
 	uint32_t subgroup; /* 1-based, as configured */
@@ -99,6 +135,8 @@ static void fare_ecmp_init(struct fare_instance *fi)
 	fi->ecmp->subtype = FARE_GROUPID_SUBTYPE_DEFAULT;
 	fi->ecmp->egress = list_new();
 	fi->ecmp->egress->del = fare_ecmp_egress_free;
+	fare_ecmp_egress_cache_init(&fi->ecmp->egress_cache);
+	fi->ecmp->egress_gen = 1;
 	fi->ecmp->members = list_new();
 	fi->ecmp->members->del = fare_ecmp_member_free;
 	fi->ecmp->pins = list_new();
@@ -138,6 +176,8 @@ static void fare_ecmp_ingress_clear(struct fare_instance *fi)
 static void fare_ecmp_fini(struct fare_instance *fi)
 {
 	list_delete(&fi->ecmp->egress);
+	fare_ecmp_egress_cache_flush(fi);
+	fare_ecmp_egress_cache_fini(&fi->ecmp->egress_cache);
 	list_delete(&fi->ecmp->members);
 	list_delete(&fi->ecmp->pins);
 	fare_ecmp_ingress_clear(fi);
@@ -189,6 +229,9 @@ void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *
 	struct fare_ecmp_egress *eg;
 	struct listnode *node;
 
+	if (++fi->ecmp->egress_gen == 0)
+		fi->ecmp->egress_gen = 1;
+	fare_ecmp_egress_cache_flush(fi);
 	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, eg))
 		if (eg->group == group)
 			break;
@@ -335,7 +378,7 @@ bool fare_ecmp_egress_uses_plist(const struct fare_instance *fi, const char *nam
 /* The group an originated prefix is tagged with, 0 for none: the lowest
  * group whose prefix-list permits it, else the line without one.
  */
-uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p)
+static uint16_t fare_ecmp_egress_match(struct fare_instance *fi, const struct prefix *p)
 {
 	struct fare_ecmp_egress *eg;
 	struct listnode *node;
@@ -360,6 +403,36 @@ uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p
 			return eg->group;
 	}
 	return fallback;
+}
+
+/* bgpd asks at every announcement of an originated route, per update
+ * sub-group, and a prefix-list's match per line costs a walk of its
+ * tree: each prefix is matched once per change of the lines or of the
+ * prefix-lists.
+ */
+uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p)
+{
+	struct fare_ecmp_state *ecmp = fi->ecmp;
+	struct fare_ecmp_egress_cached key = {}, *c;
+
+	if (!listcount(ecmp->egress))
+		return 0;
+	if (ecmp->egress_cache_gen != ecmp->egress_gen ||
+	    ecmp->egress_cache_plists != fare_plists_gen ||
+	    fare_ecmp_egress_cache_count(&ecmp->egress_cache) >= FARE_ECMP_EGRESS_CACHE_MAX) {
+		fare_ecmp_egress_cache_flush(fi);
+		ecmp->egress_cache_gen = ecmp->egress_gen;
+		ecmp->egress_cache_plists = fare_plists_gen;
+	}
+	prefix_copy(&key.p, p);
+	c = fare_ecmp_egress_cache_find(&ecmp->egress_cache, &key);
+	if (c)
+		return c->group;
+	c = XCALLOC(MTYPE_FARE_ECMP, sizeof(*c));
+	prefix_copy(&c->p, p);
+	c->group = fare_ecmp_egress_match(fi, p);
+	fare_ecmp_egress_cache_add(&ecmp->egress_cache, c);
+	return c->group;
 }
 
 /* The route's usable GroupID (EE-3), if it carries one. */

@@ -18,18 +18,26 @@ struct fare_ecmp_peer_sg;
  */
 PREDECL_HASH(fare_ecmp_dests);
 PREDECL_HASH(fare_ecmp_counts);
+PREDECL_HASH(fare_ecmp_egress_cache);
 
 /* how long a change of the sub-group layout settles (EE-2) */
 #define FARE_ECMP_LAYOUT_SETTLE_MS 200
 
 /* Enhanced ECMP of one BGP instance (EE-2, EE-3, EE-4) */
 struct fare_ecmp_state {
-	uint8_t subtype;	   /* EE-3 GroupID sub-type */
-	struct list *egress;	   /* struct fare_ecmp_egress, by group */
-	uint32_t subgroup_size;	   /* EE-2 by size, 0: off */
-	struct list *members;	   /* struct fare_ecmp_member: explicit */
-	struct list *pins;	   /* struct fare_ecmp_pin: operator's map */
-	struct fare_ecmp_map *map; /* EE-4 remote group -> sub-group */
+	uint8_t subtype;     /* EE-3 GroupID sub-type */
+	struct list *egress; /* struct fare_ecmp_egress, by group */
+	/* EE-3: each originated prefix's group, found once per change of
+	 * the lines or of any prefix-list (fare_ecmp_egress_group())
+	 */
+	struct fare_ecmp_egress_cache_head egress_cache;
+	uint32_t egress_gen;	      /* bumped by every change of the lines */
+	uint32_t egress_cache_gen;    /* egress_gen the cache is of */
+	uint32_t egress_cache_plists; /* prefix-lists' generation, the same */
+	uint32_t subgroup_size;	      /* EE-2 by size, 0: off */
+	struct list *members;	      /* struct fare_ecmp_member: explicit */
+	struct list *pins;	      /* struct fare_ecmp_pin: operator's map */
+	struct fare_ecmp_map *map;    /* EE-4 remote group -> sub-group */
 	uint64_t layout_generation;
 	bool layout_deferred;	/* a change settling, or a config read */
 	struct event *t_layout; /* the change settled */

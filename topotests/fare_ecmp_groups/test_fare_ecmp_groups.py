@@ -412,6 +412,45 @@ def test_groupid_advertised():
         "spine1 2001:db8:3::/64 from leaf3: {}".format(s))
 
 
+def test_groupid_follows_prefix_list_edits():
+    """EE-3: leaf2's prefix-lists edited, then L2G2 deleted and made
+    again: leaf1 sees each originated prefix's GroupID follow (none, the
+    other group, back), and the state of the start once restored."""
+    tgen = tgen_or_skip()
+    leaf1, leaf2 = tgen.gears["leaf1"], tgen.gears["leaf2"]
+
+    def groupids():
+        return {p: ext_string(leaf1, p) for p in GROUPS[G21] + GROUPS[G22]}
+
+    def expect(of):
+        "{prefix: set of accepted strings} for {prefix: group id or None}."
+        return {p: {PB} if g is None else pb_and("EG:10.255.0.2:{}".format(g)) for p, g in of.items()}
+
+    def wait_groups(of):
+        exp = expect(of)
+        got = wait_for(lambda: {p: s in exp[p] for p, s in groupids().items()},
+                       {p: True for p in exp}, count=60)
+        assert got == {p: True for p in exp}, "leaf1: {} where {} was due".format(groupids(), of)
+
+    start = {"172.16.20.0/24": 1, "172.16.21.0/24": 1, "172.16.22.0/24": 2, "172.16.23.0/24": 2}
+    wait_groups(start)
+    # 172.16.21.0/24 out of L2G1: no line takes it
+    leaf2.vtysh_cmd("configure terminal\nno ip prefix-list L2G1 seq 10 permit 172.16.21.0/24\n")
+    wait_groups(dict(start, **{"172.16.21.0/24": None}))
+    # into L2G2: group 2
+    leaf2.vtysh_cmd("configure terminal\nip prefix-list L2G2 seq 15 permit 172.16.21.0/24\n")
+    wait_groups(dict(start, **{"172.16.21.0/24": 2}))
+    # L2G2 deleted: its prefixes carry no GroupID; made again as at the start
+    leaf2.vtysh_cmd("configure terminal\nno ip prefix-list L2G2\n")
+    wait_groups(dict(start, **{"172.16.21.0/24": None, "172.16.22.0/24": None,
+                                "172.16.23.0/24": None}))
+    leaf2.vtysh_cmd("configure terminal\nip prefix-list L2G2 seq 5 permit 172.16.22.0/24\n"
+                    "ip prefix-list L2G2 seq 10 permit 172.16.23.0/24\n"
+                    "ip prefix-list L2G1 seq 10 permit 172.16.21.0/24\n")
+    wait_groups(start)
+    assert "\n bgp fare ecmp-group-id 2 prefix-list L2G2\n" in leaf2.vtysh_cmd("show running-config")
+
+
 def test_map_and_kernel():
     "EE-2/EE-4/FARE-4: 4 remote groups 2 + 2, each prefix on its group's sub-group with FARE weights."
     tgen = tgen_or_skip()
