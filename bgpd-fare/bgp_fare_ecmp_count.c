@@ -95,12 +95,64 @@ static bool fare_ecmp_dest_key(struct fare_instance *fi, const struct bgp_dest *
 	return true;
 }
 
+/* The remote groups the balance moved while groups left the map. */
+struct fare_ecmp_moved {
+	struct fare_ecmp_key *keys;
+	size_t n, cap;
+};
+
+static void fare_ecmp_moved_cb(void *arg, struct fare_ecmp_key key, uint32_t from, uint32_t to)
+{
+	struct fare_ecmp_moved *moved = arg;
+
+	if (moved->n == moved->cap) {
+		moved->cap = moved->cap ? 2 * moved->cap : 8;
+		moved->keys = XREALLOC(MTYPE_FARE_ECMP_COUNT, moved->keys,
+				       moved->cap * sizeof(*moved->keys));
+	}
+	moved->keys[moved->n++] = key;
+}
+
+struct fare_ecmp_moved_walk {
+	struct fare_instance *fi;
+	const struct fare_ecmp_moved *moved;
+	unsigned long count;
+};
+
+/* a route of a remote group that moved: installed anew (EE-4) */
+static void fare_ecmp_moved_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	struct fare_ecmp_moved_walk *w = arg;
+	struct bgp_table *table = bgp_dest_table(dest);
+	struct fare_ecmp_key key;
+	size_t i;
+
+	if (!fare_ecmp_dest_key(w->fi, dest, &key))
+		return;
+	for (i = 0; i < w->moved->n; i++)
+		if (!fare_ecmp_key_cmp(w->moved->keys[i], key))
+			break;
+	if (i == w->moved->n)
+		return;
+	bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
+	bgp_process(w->fi->bgp, dest, best, table->afi, SAFI_UNICAST);
+	w->count++;
+}
+
+/* Groups no route carries any more leave the map. A removal moves at
+ * most one other group, and only when the balance needs it (EE-4): the
+ * routes of the groups that moved are installed anew, no other (during
+ * a cold start groups come and go by the hundred, and re-evaluating
+ * every route each time cost more than the rest of the start).
+ */
 static void fare_ecmp_gone_event(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
-	bool changed = false;
+	struct fare_ecmp_moved moved = {};
 	size_t i;
 
+	if (fi->ecmp->map)
+		fare_ecmp_map_set_move_cb(fi->ecmp->map, fare_ecmp_moved_cb, &moved);
 	for (i = 0; i < fi->ecmp->n_gone; i++) {
 		struct fare_ecmp_key key = fi->ecmp->gone[i];
 
@@ -109,16 +161,25 @@ static void fare_ecmp_gone_event(struct event *event)
 			continue;
 		if (!fare_ecmp_map_remove(fi->ecmp->map, key))
 			continue;
-		changed = true;
 		if (FARE_DEBUG)
 			zlog_debug("FARE: %s: remote ECMP group %u.%u.%u.%u:%u gone (EE-4)",
 				   fi->bgp->name_pretty, key.router_id >> 24,
 				   (key.router_id >> 16) & 0xff, (key.router_id >> 8) & 0xff,
 				   key.router_id & 0xff, key.group_id);
 	}
+	if (fi->ecmp->map)
+		fare_ecmp_map_set_move_cb(fi->ecmp->map, NULL, NULL);
 	fi->ecmp->n_gone = 0;
-	if (changed)
-		fare_instance_refresh_later(fi, "remote ECMP group gone");
+	if (moved.n) {
+		struct fare_ecmp_moved_walk w = { .fi = fi, .moved = &moved };
+
+		fare_state_changed(); /* no result computed before is reused */
+		fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_moved_dest, &w);
+		if (FARE_DEBUG)
+			zlog_debug("FARE: %s: %zu remote ECMP group(s) moved for the balance, %lu route(s) re-evaluated (EE-4)",
+				   fi->bgp->name_pretty, moved.n, w.count);
+	}
+	XFREE(MTYPE_FARE_ECMP_COUNT, moved.keys);
 }
 
 /* a remote group that may have no route any more: looked at later */

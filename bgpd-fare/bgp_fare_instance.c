@@ -107,11 +107,22 @@ size_t fare_instance_count(void)
 	return fare_instances_count(&fare_instances);
 }
 
+/* the instance found last: bgpd's hooks ask per route and per path,
+ * nearly always for the same instance
+ */
+static struct fare_instance *fare_instance_last;
+
 struct fare_instance *fare_instance_find(const struct bgp *bgp)
 {
 	struct fare_instance key = { .bgp = (struct bgp *)bgp };
+	struct fare_instance *fi;
 
-	return fare_instances_find(&fare_instances, &key);
+	if (fare_instance_last && fare_instance_last->bgp == bgp)
+		return fare_instance_last;
+	fi = fare_instances_find(&fare_instances, &key);
+	if (fi)
+		fare_instance_last = fi;
+	return fi;
 }
 
 static void fare_multihoming_free(void *arg)
@@ -158,6 +169,8 @@ static void fare_instance_free(struct fare_instance *fi)
 	fare_out_sets_free(fi);
 	fare_state_changed();
 	fare_instances_del(&fare_instances, fi);
+	if (fare_instance_last == fi)
+		fare_instance_last = NULL;
 	list_delete(&fi->multihoming);
 	XFREE(MTYPE_FARE_INSTANCE, fi);
 }

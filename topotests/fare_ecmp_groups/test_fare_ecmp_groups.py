@@ -94,6 +94,12 @@ Checks:
      leave leaf1's tableWalks counter unchanged (the prefixes per remote
      group are counted as routes change; a group no route uses leaves the
      map at once, no periodic sweep).
+  9. EE-4 balance: both remote groups of sub-group 1 lose their GroupID
+     (the egress leaves drop those `ecmp-group-id` lines): they leave the
+     map, one group of sub-group 2 moves over, and exactly its prefixes
+     take sub-group 1's weights in the kernel; the lines back: 2 + 2.
+     Also: leaf2's prefix-lists edited, deleted and made again, the
+     GroupIDs leaf1 sees follow.
 """
 
 import os
@@ -812,6 +818,61 @@ def test_boundary_no_groupid():
     assert got == exp, got
     steady(tgen, "boundary removed")
 
+
+
+def test_groups_gone_balance_moves_one():
+    """EE-4: both remote groups of sub-group 1 lose their last route (their
+    egress leaves drop the `ecmp-group-id` lines): they leave the map, and
+    the balance moves one group of sub-group 2 over. Exactly that group's
+    routes move in the kernel (to sub-group 1's weights); the other keeps
+    its sub-group. The lines back: 4 groups, 2 + 2, again."""
+    tgen = tgen_or_skip()
+    leaf1 = tgen.gears["leaf1"]
+    m = steady(tgen, "before two groups go")
+    before = assignment(m)
+    gone = sorted(k for k, sg in before.items() if sg == 1)
+    stay = sorted(k for k, sg in before.items() if sg == 2)
+    assert len(gone) == 2 and len(stay) == 2, before
+    line = {G21: " bgp fare ecmp-group-id 1 prefix-list L2G1",
+            G22: " bgp fare ecmp-group-id 2 prefix-list L2G2",
+            G31: " bgp fare ecmp-group-id 1 prefix-list L3G1",
+            G32: " bgp fare ecmp-group-id 2"}
+    leaf_of = {RID[2]: 2, RID[3]: 3}
+
+    def now_key(key):
+        "The group a prefix of `key` carries once `gone` are dropped."
+        if key not in gone:
+            return key
+        # leaf3's L3G1 prefixes fall to its line without a prefix-list
+        if key == G31 and G32 not in gone:
+            return G32
+        return None
+
+    try:
+        for key in gone:
+            i = leaf_of[key[0]]
+            conf_bgp(tgen.gears["leaf{}".format(i)], ASN[i], "no" + line[key])
+        got = wait_for(lambda: sorted(remote_map(leaf1)), stay, count=60)
+        assert got == stay, ecmp_groups(leaf1)
+        after = assignment(remote_map(leaf1))
+        assert per_subgroup(after) == {1: 1, 2: 1}, after
+        moved = [k for k in stay if after[k] != before[k]]
+        assert len(moved) == 1 and after[moved[0]] == 1, (before, after)
+        exp = {}
+        for key, prefixes in GROUPS.items():
+            for p in prefixes:
+                k = now_key(key)
+                exp[p] = SG_WEIGHTS[after[k]] if k else ALL_UPLINKS
+        for p in NO_GROUP:
+            exp[p] = ALL_UPLINKS
+        wait_kernel(leaf1, exp, "groups {} gone, {} moved to sub-group 1".format(gone, moved[0]))
+        report("fare_ecmp_groups: groups {} gone from sub-group 1: {} moved from 2 to 1, "
+               "its {} prefixes on {}".format(gone, moved[0], len(GROUPS[moved[0]]), SG_WEIGHTS[1]))
+    finally:
+        for key in gone:
+            i = leaf_of[key[0]]
+            conf_bgp(tgen.gears["leaf{}".format(i)], ASN[i], line[key].strip())
+    steady(tgen, "the groups back")
 
 if __name__ == "__main__":
     args = ["-s"] + sys.argv[1:]
