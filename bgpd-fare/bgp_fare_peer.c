@@ -229,7 +229,7 @@ struct fare_peer *fare_peer_of(struct fare_instance *fi, struct peer *peer)
 	}
 	slot = fare_peer_cache_slot(peer);
 	if (slot->peer == peer && slot->fi == fi && slot->generation == fare_generation &&
-	    slot->fp->group == peer->group)
+	    slot->fp->generation == fare_generation && slot->fp->group == peer->group)
 		return slot->fp;
 	fp = fare_peer_get(fi, fare_peer_cfg_name(peer));
 	if (fp->generation != fare_generation || fp->group != peer->group)
