@@ -338,6 +338,7 @@ extern void fare_name_refresh_later(struct fare_instance *fi, const char *name, 
  * refresh
  */
 extern bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *dest);
+extern void fare_dest_reprocess(struct bgp *bgp, struct bgp_dest *dest, struct bgp_path_info *best);
 
 /* Routes: the selected path of a destination; whether a path was
  * originated here; every destination with a selected path of an

@@ -136,7 +136,6 @@ static void fare_ecmp_init(struct fare_instance *fi)
 	fi->ecmp->egress = list_new();
 	fi->ecmp->egress->del = fare_ecmp_egress_free;
 	fare_ecmp_egress_cache_init(&fi->ecmp->egress_cache);
-	fi->ecmp->egress_gen = 1;
 	fi->ecmp->members = list_new();
 	fi->ecmp->members->del = fare_ecmp_member_free;
 	fi->ecmp->pins = list_new();
@@ -229,9 +228,7 @@ void fare_ecmp_egress_set(struct fare_instance *fi, uint16_t group, const char *
 	struct fare_ecmp_egress *eg;
 	struct listnode *node;
 
-	if (++fi->ecmp->egress_gen == 0)
-		fi->ecmp->egress_gen = 1;
-	fare_ecmp_egress_cache_flush(fi);
+	fare_ecmp_egress_cache_flush(fi); /* the lines change */
 	for (ALL_LIST_ELEMENTS_RO(fi->ecmp->egress, node, eg))
 		if (eg->group == group)
 			break;
@@ -417,11 +414,9 @@ uint16_t fare_ecmp_egress_group(struct fare_instance *fi, const struct prefix *p
 
 	if (!listcount(ecmp->egress))
 		return 0;
-	if (ecmp->egress_cache_gen != ecmp->egress_gen ||
-	    ecmp->egress_cache_plists != fare_plists_gen ||
+	if (ecmp->egress_cache_plists != fare_plists_gen ||
 	    fare_ecmp_egress_cache_count(&ecmp->egress_cache) >= FARE_ECMP_EGRESS_CACHE_MAX) {
 		fare_ecmp_egress_cache_flush(fi);
-		ecmp->egress_cache_gen = ecmp->egress_gen;
 		ecmp->egress_cache_plists = fare_plists_gen;
 	}
 	prefix_copy(&key.p, p);

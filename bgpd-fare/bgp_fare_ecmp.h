@@ -31,9 +31,7 @@ struct fare_ecmp_state {
 	 * the lines or of any prefix-list (fare_ecmp_egress_group())
 	 */
 	struct fare_ecmp_egress_cache_head egress_cache;
-	uint32_t egress_gen;	      /* bumped by every change of the lines */
-	uint32_t egress_cache_gen;    /* egress_gen the cache is of */
-	uint32_t egress_cache_plists; /* prefix-lists' generation, the same */
+	uint32_t egress_cache_plists; /* prefix-lists' generation it is of */
 	uint32_t subgroup_size;	      /* EE-2 by size, 0: off */
 	struct list *members;	      /* struct fare_ecmp_member: explicit */
 	struct list *pins;	      /* struct fare_ecmp_pin: operator's map */

@@ -123,7 +123,6 @@ struct fare_ecmp_moved_walk {
 static void fare_ecmp_moved_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
 {
 	struct fare_ecmp_moved_walk *w = arg;
-	struct bgp_table *table = bgp_dest_table(dest);
 	struct fare_ecmp_key key;
 	size_t i;
 
@@ -134,8 +133,7 @@ static void fare_ecmp_moved_dest(struct bgp_dest *dest, struct bgp_path_info *be
 			break;
 	if (i == w->moved->n)
 		return;
-	bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
-	bgp_process(w->fi->bgp, dest, best, table->afi, SAFI_UNICAST);
+	fare_dest_reprocess(w->fi->bgp, dest, best);
 	w->count++;
 }
 

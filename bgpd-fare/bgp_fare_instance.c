@@ -369,16 +369,23 @@ struct fare_refresh_walk {
 	unsigned long count, walked;
 };
 
+/* A destination's paths processed again (weights to zebra, values to
+ * peers), as if its selected path had changed.
+ */
+void fare_dest_reprocess(struct bgp *bgp, struct bgp_dest *dest, struct bgp_path_info *best)
+{
+	bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
+	bgp_process(bgp, dest, best, bgp_dest_table(dest)->afi, SAFI_UNICAST);
+}
+
 static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
 {
 	struct fare_refresh_walk *w = arg;
-	struct bgp_table *table = bgp_dest_table(dest);
 
 	w->walked++;
 	if (!w->all && !fare_dest_due_refresh(w->fi, dest))
 		return;
-	bgp_path_info_set_flag(dest, best, BGP_PATH_ATTR_CHANGED);
-	bgp_process(w->fi->bgp, dest, best, table->afi, SAFI_UNICAST);
+	fare_dest_reprocess(w->fi->bgp, dest, best);
 	w->count++;
 }
 
