@@ -377,6 +377,14 @@ def test_rta_multipath_module_groups():
     assert got == width
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare nexthop-groups\n")
     assert wait_for(lambda: sorted(module_groups(r1)), sorted(ECMP)) == sorted(ECMP)
+    # a single next hop, IPv4 and IPv6, stays on zebra's own next hop: on
+    # no group of the module, in bgpd's view and in the kernel's
+    ids = {g["id"] for g in vtysh_json(r1, "show bgp fare nexthop-groups json")["groups"]}
+    for afi, prefix in SINGLE.items():
+        assert fare_prefix(r1, prefix, afi).get("nexthopGroupId") == 0, (prefix, fare_prefix(r1, prefix, afi))
+        route = json.loads(r1.run("ip -j {} route show {}".format(
+            "-6" if afi == "ipv6" else "-4", prefix)))[0]
+        assert route.get("nhid") not in ids, (prefix, route, ids)
     for gbps in (71, 97):
         before = module_groups(r1)
         fare = exact(bandwidths(gbps))
