@@ -40,7 +40,6 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import (
     GBPS,
-    frr_release,
     frr_reload,
     fare_prefix,
     kernel_weights,
@@ -459,31 +458,72 @@ def test_port_failure():
     finally:
         link(s4, P1, "up")
     # every session back; the senders' weights equal after the hold-down
-    diff = wait_state(tgen, expected_state(), count=90)
-    if diff and frr_release(tgen) >= (10, 7) and only_members_missing(diff, DST):
-        # Known open defect on FRR 10.7.1 (1 run in 4 here): s4's sessions
-        # to p1 come back, yet its groups to the other GPUs stay without
-        # one of p1's sub-ports. What s4 holds is kept in the message; its
-        # sessions are cleared so that the module's next cases start healthy.
-        diag = {p: (vtysh_json(s4, "show bgp ipv4 {} json".format(p)).get("paths"),
-                    fare_weights(s4, p), vtysh_json(s4, "show ip route {} json".format(p)))
-                for p in remote_prefixes(DST)[:1]}
-        diag["zebra nexthop groups"] = s4.vtysh_cmd("show nexthop-group rib")
-        diag["kernel"] = s4.cmd("ip -d nexthop show; ip route show")
-        diag["bgpd log"] = s4.cmd("tail -n 200 {}/s4/bgpd.log".format(tgen.logdir))
-        s4.vtysh_cmd("clear bgp *")
-        wait_healthy(tgen)
-        pytest.xfail("FRR 10.7.1: s4 without a sub-port of p1 after the port came back: "
-                     "{}; s4 holds {}".format(diff, diag))
-    assert not diff, "not healthy (got, expected): {}".format(diff)
+    wait_healthy(tgen)
 
 
-def only_members_missing(diff, dst):
-    """Whether the only difference is members missing from `dst`'s groups."""
-    if set(diff) != {dst}:
-        return False
-    got, exp = diff[dst]
-    return set(got) == set(exp) and all(set(got[p]) < set(exp[p]) for p in exp if got[p] != exp[p])
+def zebra_groups(router):
+    """{id: entry} of zebra's nexthop groups (`show nexthop-group rib
+    json`, flat or by VRF)."""
+    j = vtysh_json(router, "show nexthop-group rib json")
+    if all(isinstance(v, dict) and "type" not in v for v in j.values()):
+        j = {k: v for vrf in j.values() for k, v in vrf.items()}
+    return {int(k): v for k, v in j.items()}
+
+
+def groups_out_of_step(router):
+    """Zebra's installed groups whose kernel copy has other members than
+    the ones zebra holds valid and installed: {id: (kernel's, zebra's)}."""
+    zebra = zebra_groups(router)
+    kernel = {n["id"]: n for n in json.loads(router.run("ip -j nexthop show") or "[]")}
+    out = {}
+    for nhid, e in zebra.items():
+        if not e.get("depends") or not e.get("installed") or e.get("queued"):
+            continue
+        want = sorted(d for d in e["depends"]
+                      if zebra.get(d, {}).get("valid") and zebra.get(d, {}).get("installed"))
+        have = sorted(m["id"] for m in kernel.get(nhid, {}).get("group", []))
+        if have != want:
+            out[nhid] = (have, want)
+    return out
+
+
+PORT_FLAPS = 30
+
+
+def test_port_flaps_leave_no_member_out():
+    """s4's port to p1 flaps (p1a, p1b down and up together) 30 times: each
+    time, every nexthop group zebra holds installed has in the kernel every
+    member zebra holds valid. Both sub-ports come back within a few ms: the
+    first one's groups are queued without the second, whose reinstall comes
+    while they are queued (FRR patch 0026). Then healthy again."""
+    tgen = tgen_or_skip()
+    wait_healthy(tgen)
+    s4 = server(tgen, DST)
+    s4.vtysh_cmd("configure terminal\ndebug zebra nexthop detail")
+    log = os.path.join(tgen.logdir, s4.name, "zebra.log")
+    start = os.path.getsize(log)
+    bad = {}
+    try:
+        for k in range(PORT_FLAPS):
+            link(s4, P1, "down")
+            time.sleep(0.2)
+            link(s4, P1, "up")
+            got = wait_for(lambda: groups_out_of_step(s4), {}, count=10, wait=0.3)
+            if got:
+                bad = {"flap": k + 1, "groups (kernel's, zebra's)": got,
+                       "kernel": s4.run("ip -d nexthop show")}
+                break
+    finally:
+        s4.vtysh_cmd("configure terminal\nno debug zebra nexthop detail")
+        link(s4, P1, "up")
+    with open(log, errors="replace") as f:
+        f.seek(start)
+        again = sum(1 for line in f if "asked to reinstall while queued" in line)
+    assert not bad, "a group without a member zebra holds valid: {}".format(bad)
+    report("\nFRR patch 0026: s4's port to p1 flapped {} times: every installed group whole in "
+           "the kernel after each; groups asked to reinstall while their install was queued, "
+           "installed again: {}".format(PORT_FLAPS, again))
+    wait_healthy(tgen)
 
 
 LOG_TS = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+) (.*)$")
