@@ -495,7 +495,9 @@ def test_port_flaps_leave_no_member_out():
     time, every nexthop group zebra holds installed has in the kernel every
     member zebra holds valid. Both sub-ports come back within a few ms: the
     first one's groups are queued without the second, whose reinstall comes
-    while they are queued (FRR patch 0026). Then healthy again."""
+    while they are queued (FRR patch 0026), and a group of p1a's may install
+    p1b's next hop before p1b's own up event (FRR patch 0027). Then healthy
+    again."""
     tgen = tgen_or_skip()
     wait_healthy(tgen)
     s4 = server(tgen, DST)
@@ -525,7 +527,7 @@ def test_port_flaps_leave_no_member_out():
     # installed again and again
     assert again <= 10 * PORT_FLAPS, "groups installed again {} times in {} flaps".format(
         again, PORT_FLAPS)
-    report("\nFRR patch 0026: s4's port to p1 flapped {} times: every installed group whole in "
+    report("\nFRR patches 0026, 0027: s4's port to p1 flapped {} times: every installed group whole in "
            "the kernel after each; groups asked to reinstall while their install was queued, "
            "installed again: {}".format(PORT_FLAPS, again))
     wait_healthy(tgen)
