@@ -112,7 +112,8 @@ struct fare_peer {
 	 */
 	ifindex_t ifindex;
 
-	bool refresh; /* its prefixes are due a refresh */
+	bool refresh;	 /* its prefixes are due a refresh */
+	bool refreshing; /* ... in the pass under way */
 	/* The neighbor router it last reached (SUN-1: on a host, the plane's
 	 * switch), kept while the session is down: bgpd forgets it.
 	 */
@@ -168,6 +169,15 @@ struct fare_counters {
 
 /* FARE configuration and state of one BGP instance. */
 PREDECL_HASH(fare_instances);
+/* Where a pass over the unicast tables, in tasks of bounded time, goes
+ * on: after `from` (if set) in afi's table.
+ */
+struct fare_table_pass {
+	afi_t afi;
+	struct prefix from;
+	bool from_set;
+};
+
 struct fare_instance {
 	struct fare_instances_item item;
 	struct bgp *bgp;
@@ -198,6 +208,12 @@ struct fare_instance {
 	const char *refresh_why;
 	/* else only prefixes via peers marked (fare_peer_refresh_later) */
 	bool refresh_all;
+	/* the pass of fare_instance_refresh(), in tasks of bounded time */
+	struct event *t_refresh_step;
+	struct fare_table_pass refresh_pass;
+	const char *refresh_pass_why;
+	bool refresh_pass_all;
+	unsigned long refresh_count, refresh_walked;
 	bool announce_pending; /* fare_instance_announce_later() */
 	/* WP-2: sessions changing together cost one pass
 	 * (fare_instance_announce_settle())
@@ -205,10 +221,9 @@ struct fare_instance {
 	struct event *t_session_settle;
 	struct timeval session_settle_first;
 	const char *session_settle_why;
-	/* the pass of fare_instance_announce(), a sub-group per task */
+	/* the pass of fare_instance_announce(), in tasks of bounded time */
 	struct event *t_announce;
-	afi_t announce_afi;
-	uint64_t announce_last_id;
+	struct fare_table_pass announce_pass;
 	bool announce_again;
 };
 
@@ -380,7 +395,9 @@ extern struct interface *fare_peer_interface(struct peer *peer);
 extern void fare_peer_detach(struct fare_instance *fi, struct fare_peer *fp);
 extern bool fare_peer_due_refresh(struct fare_instance *fi, struct peer *peer);
 extern bool fare_peers_due_refresh(struct fare_instance *fi);
-extern void fare_peers_refreshed(struct fare_instance *fi);
+extern void fare_peers_refresh_begin(struct fare_instance *fi);
+extern bool fare_peer_in_refresh(struct fare_instance *fi, struct peer *peer);
+extern void fare_peers_refresh_end(struct fare_instance *fi);
 /* the neighbors with settings, in configuration order */
 DECLARE_DLIST(fare_peer_cfgs, struct fare_peer, cfg_item);
 

@@ -164,6 +164,7 @@ static void fare_instance_free(struct fare_instance *fi)
 	event_cancel(&fi->t_refresh);
 	event_cancel(&fi->t_session_settle);
 	event_cancel(&fi->t_announce);
+	event_cancel(&fi->t_refresh_step);
 	fare_peer_records_fini(fi);
 	FARE_FEATURES_CALL(instance_free, fi);
 	fare_out_sets_free(fi);
@@ -350,24 +351,24 @@ void fare_instance_regroup(struct fare_instance *fi)
  * marked unsorted since stands before it, and a multipath may too. So
  * every path is looked at, by its flags, whatever its place.
  */
-bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *dest)
+static bool fare_dest_paths_due(struct fare_instance *fi, struct bgp_dest *dest, bool in_pass)
 {
 	struct bgp_path_info *pi;
 
 	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next) {
 		if (!CHECK_FLAG(pi->flags, BGP_PATH_SELECTED | BGP_PATH_MULTIPATH))
 			continue;
-		if (fare_peer_due_refresh(fi, pi->peer))
+		if (in_pass ? fare_peer_in_refresh(fi, pi->peer)
+			    : fare_peer_due_refresh(fi, pi->peer))
 			return true;
 	}
 	return false;
 }
 
-struct fare_refresh_walk {
-	struct fare_instance *fi;
-	bool all;
-	unsigned long count, walked;
-};
+bool fare_dest_due_refresh(struct fare_instance *fi, struct bgp_dest *dest)
+{
+	return fare_dest_paths_due(fi, dest, false);
+}
 
 /* A destination's paths processed again (weights to zebra, values to
  * peers), as if its selected path had changed.
@@ -378,62 +379,121 @@ void fare_dest_reprocess(struct bgp *bgp, struct bgp_dest *dest, struct bgp_path
 	bgp_process(bgp, dest, best, bgp_dest_table(dest)->afi, SAFI_UNICAST);
 }
 
+/* One task of a pass over the table (the re-evaluation's, the
+ * re-announcement's) works for at most this long, checked every
+ * FARE_PASS_CHECK destinations, then lets bgpd's other tasks run.
+ */
+#define FARE_PASS_BUDGET_US 20000
+#define FARE_PASS_CHECK	    64
+
+/* Walks on from where `pass` stopped, calling fn for each destination
+ * with a selected path, for at most FARE_PASS_BUDGET_US: whether the
+ * whole table is done, else where to go on is kept in `pass`. The place
+ * is kept as a prefix, so routes that come or go between tasks are simply
+ * met or not (bgpd processes a new one anyway).
+ */
+static bool fare_table_pass_run(struct bgp *bgp, struct fare_table_pass *pass, fare_dest_fn fn,
+				void *arg)
+{
+	struct timeval start;
+	unsigned int n = 0;
+
+	monotime(&start);
+	while (pass->afi <= AFI_IP6) {
+		struct bgp_table *table = bgp->rib[pass->afi][SAFI_UNICAST];
+		struct bgp_dest *dest = NULL;
+
+		if (table)
+			dest = pass->from_set ? bgp_table_get_next(table, &pass->from)
+					      : bgp_table_top(table);
+		for (; dest; dest = bgp_route_next(dest)) {
+			struct bgp_path_info *best = fare_dest_selected(dest);
+
+			if (best)
+				fn(dest, best, arg);
+			if (++n % FARE_PASS_CHECK == 0 &&
+			    monotime_since(&start, NULL) >= FARE_PASS_BUDGET_US) {
+				prefix_copy(&pass->from, bgp_dest_get_prefix(dest));
+				pass->from_set = true;
+				bgp_dest_unlock_node(dest);
+				return false;
+			}
+		}
+		pass->afi++;
+		pass->from_set = false;
+	}
+	return true;
+}
+
+static void fare_table_pass_start(struct fare_table_pass *pass)
+{
+	pass->afi = AFI_IP;
+	pass->from_set = false;
+}
+
+static void fare_instance_refresh_event(struct event *event);
+static void fare_refresh_step(struct event *event);
+
+/* The re-evaluation's pass: each route through a peer due (or every
+ * route) is processed again.
+ */
 static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
 {
-	struct fare_refresh_walk *w = arg;
+	struct fare_instance *fi = arg;
 
-	w->walked++;
-	if (!w->all && !fare_dest_due_refresh(w->fi, dest))
+	fi->refresh_walked++;
+	if (!fi->refresh_pass_all && !fare_dest_paths_due(fi, dest, true))
 		return;
-	fare_dest_reprocess(w->fi->bgp, dest, best);
-	w->count++;
+	fare_dest_reprocess(fi->bgp, dest, best);
+	fi->refresh_count++;
 }
 
-/* The update sub-group with the lowest id above f->after. */
-struct fare_subgrp_find {
-	uint64_t after;
-	struct update_subgroup *next;
-};
-
-static int fare_subgrp_next_walkcb(struct update_group *updgrp, void *arg)
+static void fare_refresh_run(struct fare_instance *fi)
 {
-	struct fare_subgrp_find *f = arg;
-	struct update_subgroup *subgrp;
-
-	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
-		if (subgrp->id > f->after && (!f->next || subgrp->id < f->next->id))
-			f->next = subgrp;
-	return UPDWALK_CONTINUE;
+	if (!fare_table_pass_run(fi->bgp, &fi->refresh_pass, fare_refresh_dest, fi)) {
+		event_add_event(bm->master, fare_refresh_step, fi, 0, &fi->t_refresh_step);
+		return;
+	}
+	fare_peers_refresh_end(fi);
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s, %lu of %lu route(s) re-evaluated", fi->bgp->name_pretty,
+			   fi->refresh_pass_why, fi->refresh_count, fi->refresh_walked);
+	/* asked for during the pass: the next one */
+	if (fi->refresh_all || fi->announce_pending || fare_peers_due_refresh(fi))
+		event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
 }
 
-/* One update sub-group of the pass per task, in order of sub-group id
- * (ids only grow, so a sub-group made during the pass is not missed, and
- * none is kept by pointer across tasks).
+static void fare_refresh_step(struct event *event)
+{
+	fare_refresh_run(EVENT_ARG(event));
+}
+
+/* The re-announcement's pass: each selected route is announced again to
+ * every update sub-group (group_announce_route(), as bgp_process() does
+ * for a new best path); a sub-group sends only routes whose attributes
+ * changed.
  */
+static void fare_announce_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	struct fare_instance *fi = arg;
+
+	group_announce_route(fi->bgp, bgp_dest_table(dest)->afi, SAFI_UNICAST, dest, best);
+}
+
 static void fare_announce_step(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
 
-	while (fi->announce_afi <= AFI_IP6) {
-		struct fare_subgrp_find f = { .after = fi->announce_last_id };
-
-		update_group_af_walk(fi->bgp, fi->announce_afi, SAFI_UNICAST,
-				     fare_subgrp_next_walkcb, &f);
-		if (f.next) {
-			fi->announce_last_id = f.next->id;
-			subgroup_announce_all(f.next);
-			event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
-			return;
-		}
-		fi->announce_afi++;
-		fi->announce_last_id = 0;
+	if (!fare_table_pass_run(fi->bgp, &fi->announce_pass, fare_announce_dest, fi)) {
+		event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+		return;
 	}
 	if (fi->announce_again) {
-		/* asked again during the pass: the sub-groups done before
-		 * then are built anew
+		/* asked again during the pass: the routes done before then
+		 * are built anew
 		 */
 		fi->announce_again = false;
-		fi->announce_afi = AFI_IP;
+		fare_table_pass_start(&fi->announce_pass);
 		event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
 	}
 }
@@ -441,10 +501,10 @@ static void fare_announce_step(struct event *event)
 /* WP-2: the values sent to the peers changed, the weights installed did
  * not (N changed with a session): each update sub-group's routes are
  * built anew and those whose attribute changed are sent; zebra hears
- * nothing. Each sub-group is a task of its own: in averaged mode every
- * session of a distinct link speed is a sub-group, and one task for all
- * of them held bgpd's main thread for 14 s at 200,000 prefixes and 64
- * sessions (scripts/bench.sh spine).
+ * nothing. The pass runs in tasks of at most FARE_PASS_BUDGET_US: one
+ * task for the whole table held bgpd's main thread for 14 s at 200,000
+ * prefixes and 64 sessions (scripts/bench.sh spine), one task per update
+ * sub-group still 0.2 to 0.7 s when all sessions form one sub-group.
  */
 static void fare_instance_announce(struct fare_instance *fi, const char *why)
 {
@@ -456,8 +516,7 @@ static void fare_instance_announce(struct fare_instance *fi, const char *why)
 		fi->announce_again = true;
 		return;
 	}
-	fi->announce_afi = AFI_IP;
-	fi->announce_last_id = 0;
+	fare_table_pass_start(&fi->announce_pass);
 	event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
 }
 
@@ -467,8 +526,8 @@ static void fare_instance_announce(struct fare_instance *fi, const char *why)
  */
 void fare_instance_refresh(struct fare_instance *fi, const char *why)
 {
-	struct fare_refresh_walk w = { .fi = fi, .all = fi->refresh_all };
-	bool announce = fi->announce_pending && !w.all;
+	bool all = fi->refresh_all;
+	bool announce = fi->announce_pending && !all;
 	bool due = fare_peers_due_refresh(fi);
 
 	fi->refresh_all = false;
@@ -482,18 +541,24 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 		if (!due)
 			return;
 	}
-	FARE_FEATURES_CALL(refresh_due, fi, w.all);
-	fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_refresh_dest, &w);
-	fare_peers_refreshed(fi);
-	if (FARE_DEBUG)
-		zlog_debug("FARE: %s: %s, %lu of %lu route(s) re-evaluated", fi->bgp->name_pretty,
-			   why, w.count, w.walked);
+	FARE_FEATURES_CALL(refresh_due, fi, all);
+	fi->counters.table_walks++;
+	fare_peers_refresh_begin(fi);
+	fi->refresh_pass_all = all;
+	fi->refresh_pass_why = why;
+	fi->refresh_count = fi->refresh_walked = 0;
+	fare_table_pass_start(&fi->refresh_pass);
+	event_cancel(&fi->t_refresh_step);
+	fare_refresh_run(fi);
 }
 
 static void fare_instance_refresh_event(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
 
+	/* a pass under way asks again at its end */
+	if (fi->t_refresh_step)
+		return;
 	fare_instance_refresh(fi, fi->refresh_why ? fi->refresh_why : "re-evaluation");
 	fi->refresh_why = NULL;
 }

@@ -135,6 +135,7 @@ void fare_peer_detach(struct fare_instance *fi, struct fare_peer *fp)
 	fp->generation = 0;
 	fp->group = NULL;
 	fp->refresh = false;
+	fp->refreshing = false;
 	fp->plane_id.s_addr = INADDR_ANY;
 	fp->plane_name[0] = '\0';
 	memset(fp->out_policy, 0, sizeof(fp->out_policy));
@@ -267,12 +268,33 @@ bool fare_peers_due_refresh(struct fare_instance *fi)
 	return false;
 }
 
-void fare_peers_refreshed(struct fare_instance *fi)
+/* A pass over the table starts with the peers due now; those marked
+ * during it are due the next pass.
+ */
+void fare_peers_refresh_begin(struct fare_instance *fi)
+{
+	struct fare_peer *fp;
+
+	frr_each (fare_peers, &fi->peers, fp) {
+		fp->refreshing = fp->refresh;
+		fp->refresh = false;
+	}
+}
+
+/* whether the neighbor's prefixes are due in the pass under way */
+bool fare_peer_in_refresh(struct fare_instance *fi, struct peer *peer)
+{
+	struct fare_peer *fp = fare_peer_find(fi, fare_peer_cfg_name(peer));
+
+	return fp && fp->refreshing;
+}
+
+void fare_peers_refresh_end(struct fare_instance *fi)
 {
 	struct fare_peer *fp;
 
 	frr_each (fare_peers, &fi->peers, fp)
-		fp->refresh = false;
+		fp->refreshing = false;
 }
 
 /* FARE-3, WP-2: a session runs over a link of this router: an interface
