@@ -221,9 +221,10 @@ struct fare_instance {
 	struct event *t_session_settle;
 	struct timeval session_settle_first;
 	const char *session_settle_why;
-	/* the pass of fare_instance_announce(), in tasks of bounded time */
+	/* the pass of fare_instance_announce(), a sub-group per task */
 	struct event *t_announce;
-	struct fare_table_pass announce_pass;
+	afi_t announce_afi;
+	uint64_t announce_last_id;
 	bool announce_again;
 };
 
