@@ -501,6 +501,11 @@ def test_port_flaps_leave_no_member_out():
     tgen = tgen_or_skip()
     wait_healthy(tgen)
     s4 = server(tgen, DST)
+    # the check reads zebra's groups: healthy, it holds the 8-member group
+    # of the remote GPUs installed (else the check would compare nothing)
+    whole = [i for i, e in zebra_groups(s4).items()
+             if e.get("installed") and len(e.get("depends") or []) == len(IFS)]
+    assert whole, "s4: no installed group of {} members in zebra".format(len(IFS))
     s4.vtysh_cmd("configure terminal\ndebug zebra nexthop detail")
     log = os.path.join(tgen.logdir, s4.name, "zebra.log")
     start = os.path.getsize(log)
