@@ -94,6 +94,12 @@ def update_group_classes(router, peers, afi="ipv4"):
     return out
 
 
+def bgp_zebra_client(router):
+    "The connect time of zebra's client bgp ('show zebra client'), None when bgpd is not connected."
+    m = re.search(r"Client: bgp\b.*?Connect Time: *(\S+)", router.vtysh_cmd("show zebra client"), re.S)
+    return m.group(1) if m else None
+
+
 def wait_json(router, cmd, expected, count=60, wait=1):
     """Poll `cmd` until its JSON contains `expected` (topotest.json_cmp)."""
     test_func = lambda: topotest.json_cmp(vtysh_json(router, cmd), expected)

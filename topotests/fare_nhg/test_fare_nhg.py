@@ -55,6 +55,13 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    each time both groups replaced in place, one nexthop event per group
    and no route event. (Before patch 0024 bgpd sent no route again: the
    kernel had none of the prefixes 30 s after the restart.)
+   zebra's graceful restart (test_zebra_graceful_restart): the same with
+   zebra started with `-K 6` (it keeps the kernel's routes of the previous
+   zebra for 6 s, and sweeps those not sent again then). `ip -ts monitor`
+   runs from before the kill to past the 6 s: no route of the prefixes
+   and neither group is deleted from the kernel; afterwards every prefix
+   is on its group under the same id and weights, the shows agree, and
+   two bandwidth changes replace each group in place.
 4. r3 stops advertising MOVER to r1: MOVER has a single path left, which
    has no weight to change: it leaves the module's groups for zebra's own
    next hop (nexthopGroupId 0), as without the command; the others keep
@@ -82,8 +89,8 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare.common import (frr_release, kernel_weights, start_fabric, tgen_or_skip, tx_packets, vtysh_json,
-                         wait_for)
+from fare.common import (bgp_zebra_client, frr_release, kernel_weights, start_fabric, tgen_or_skip,
+                         tx_packets, vtysh_json, wait_for)
 from fare.fabric import Fabric
 from fare.metrics_check import check_format, scrape
 
@@ -428,11 +435,37 @@ def _group_view(router):
             for gid, g in _module_groups(router).items()}
 
 
-def _bgp_zebra_client(router):
-    "The connect time of zebra's client bgp ('show zebra client'), None when bgpd is not connected."
-    out = router.vtysh_cmd("show zebra client")
-    m = re.search(r"Client: bgp\b.*?Connect Time: *(\S+)", out, re.S)
-    return m.group(1) if m else None
+def _groups_before_restart(r1):
+    """(weights, _group_view) of r1 before zebra's restart, both groups
+    installed with all N prefixes at 1:2."""
+    exp = {"to-r2": 1, "to-r3": 2}
+    before = _group_view(r1)
+    for fam in ("ipv4", "ipv6"):
+        assert before[STATE[fam]] == (N, True, sorted(exp.items())), before
+        assert _group_members(r1, STATE[fam]) == exp
+    return exp, before
+
+
+def _assert_groups_back(r1, exp, before):
+    """After zebra's restart: every route back on its group, the same ids
+    and weights exp, and bgpd's show (before) and zebra's agree."""
+    for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
+        got = wait_for(lambda: _nhids(r1, prefixes), {p: STATE[fam] for p in prefixes}, count=60, wait=0.5)
+        assert got == {p: STATE[fam] for p in prefixes}, (fam, got, r1.run("ip nexthop; ip route; ip -6 route"))
+        assert wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=20, wait=0.5) == exp, fam
+        for p in prefixes:
+            assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, (fam, p)
+    # bgpd's show agrees: the same groups, installed, all prefixes on them
+    assert wait_for(lambda: _group_view(r1), before) == before
+    for fam in ("ipv4", "ipv6"):
+        prefix = (PREFIXES if fam == "ipv4" else PREFIXES6)[1]
+        j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, prefix))
+        assert j["prefixes"][prefix]["nexthopGroupId"] == STATE[fam]
+    # zebra's own view: each group's prefixes use the group's id
+    for fam, cmd in (("ipv4", "show ip route {} json"), ("ipv6", "show ipv6 route {} json")):
+        prefix = (PREFIXES if fam == "ipv4" else PREFIXES6)[1]
+        route = vtysh_json(r1, cmd.format(prefix))[prefix][0]
+        assert route["nexthopGroupId"] == STATE[fam] and route.get("installed") is True, route
 
 
 def test_zebra_restart():
@@ -441,12 +474,8 @@ def test_zebra_restart():
     kernel under the same ids with the same 1:2 weights, every route on
     them, the show agrees; a change of weights afterwards still replaces
     each group in place."""
-    tgen, r1, _ = _r1_shared_group()
-    exp = {"to-r2": 1, "to-r3": 2}
-    before = _group_view(r1)
-    for fam in ("ipv4", "ipv6"):
-        assert before[STATE[fam]] == (N, True, sorted(exp.items())), before
-        assert _group_members(r1, STATE[fam]) == exp
+    _, r1, _ = _r1_shared_group()
+    exp, before = _groups_before_restart(r1)
     # the running configuration (to-r2's bandwidth 5000) is what zebra
     # gets back, as from a saved configuration after a crash
     r1.vtysh_cmd("write memory")
@@ -462,31 +491,61 @@ def test_zebra_restart():
         time.time() - t0, out.strip()))
     assert "zebra nexthop-group keep 1" in r1.vtysh_cmd("show running-config"), out
     # bgpd reconnects (zclient's reconnect timer)
-    assert wait_for(lambda: _bgp_zebra_client(r1) is not None, True, count=40, wait=0.5) is True
-    # every route back on its group, the same ids and weights
-    for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
-        got = wait_for(lambda: _nhids(r1, prefixes), {p: STATE[fam] for p in prefixes}, count=60, wait=0.5)
-        assert got == {p: STATE[fam] for p in prefixes}, (fam, got, r1.run("ip nexthop; ip route; ip -6 route"))
-        assert wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=20, wait=0.5) == exp, fam
-        for p in prefixes:
-            assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, (fam, p)
+    assert wait_for(lambda: bgp_zebra_client(r1) is not None, True, count=40, wait=0.5) is True
+    _assert_groups_back(r1, exp, before)
     sys.stderr.write("fare_nhg: routes on their groups again {:.1f} s after the kill\n".format(
         time.time() - t0))
-    # bgpd's show agrees: the same groups, installed, all prefixes on them
-    assert wait_for(lambda: _group_view(r1), before) == before
-    for fam in ("ipv4", "ipv6"):
-        j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, (PREFIXES if fam == "ipv4" else PREFIXES6)[1]))
-        assert j["prefixes"][(PREFIXES if fam == "ipv4" else PREFIXES6)[1]]["nexthopGroupId"] == STATE[fam]
-    # zebra's own view: each group's prefixes use the group's id
-    for fam, cmd in (("ipv4", "show ip route {} json"), ("ipv6", "show ipv6 route {} json")):
-        prefix = (PREFIXES if fam == "ipv4" else PREFIXES6)[1]
-        route = vtysh_json(r1, cmd.format(prefix))[prefix][0]
-        assert route["nexthopGroupId"] == STATE[fam] and route.get("installed") is True, route
     # weights changed after the restart: replaced in place again, and back
     _change_in_place(r1, _set_bandwidth(r1, "to-r2", 2500), {"to-r2": 1, "to-r3": 4},
                      "r1's link to r2 at a quarter after zebra's restart", early=True)
     _change_in_place(r1, _set_bandwidth(r1, "to-r2", 5000), exp,
                      "r1's link to r2 at half after zebra's restart", early=True)
+
+
+ZEBRA_KEEP = 6  # zebra -K: seconds the routes of the previous zebra are kept
+
+
+def test_zebra_graceful_restart():
+    """zebra killed and started again with -K (the kernel's routes kept
+    while bgpd sends its own again): no route or group of the module is
+    deleted from the kernel at any time, during or after the keep time;
+    afterwards every route is on its group under the same id and weights,
+    zebra and the module agree, and a change of weights still replaces
+    each group in place."""
+    _, r1, _ = _r1_shared_group()
+    exp, before = _groups_before_restart(r1)
+    r1.vtysh_cmd("write memory")
+    r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
+    _monitor_start(r1)
+    try:
+        t0 = time.time()
+        assert r1.killDaemons(["zebra"]) == ""
+        r1.net.daemons_options["zebra"] = "-K {}".format(ZEBRA_KEEP)
+        try:
+            r1.startDaemons(["zebra"])
+        finally:
+            r1.net.daemons_options["zebra"] = ""
+        out = r1.run("vtysh -b -d zebra 2>&1")
+        cmdline = r1.run("cat /proc/$(cat /var/run/frr/zebra.pid)/cmdline | tr '\\0' ' '").split()
+        assert cmdline[cmdline.index("-K") + 1] == str(ZEBRA_KEEP), (cmdline, out)
+        assert wait_for(lambda: bgp_zebra_client(r1) is not None, True, count=40, wait=0.5) is True
+        # past the keep time: what zebra did not get again is swept then
+        time.sleep(max(0.0, ZEBRA_KEEP + 3 - (time.time() - t0)))
+        _assert_groups_back(r1, exp, before)
+    finally:
+        monitor = _monitor_stop(r1)
+        r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
+        sys.stderr.write("fare_nhg: zebra -K {}: {} monitor line(s)\n{}\n".format(
+            ZEBRA_KEEP, len(monitor.splitlines()), "\n".join(monitor.splitlines()[:60])))
+    lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
+    ours = set(PREFIXES + PREFIXES6)
+    deleted = [l for l in lines if "Deleted" in l.split()[1:2] and (
+        ours & set(l.split()[2:3]) or re.search(r"\bid ({}|{}) ".format(STATE["ipv4"], STATE["ipv6"]), l))]
+    assert deleted == [], monitor
+    _change_in_place(r1, _set_bandwidth(r1, "to-r2", 2500), {"to-r2": 1, "to-r3": 4},
+                     "r1's link to r2 at a quarter after zebra's graceful restart", early=True)
+    _change_in_place(r1, _set_bandwidth(r1, "to-r2", 5000), exp,
+                     "r1's link to r2 at half after zebra's graceful restart", early=True)
 
 
 def test_prefix_moves_when_its_vector_changes():

@@ -39,11 +39,23 @@ default VRF over r1-eth0 alone.
    172.16.2.0/24 traffic json` reads each instance's own namespace and
    finds the route's kernel group there (none: zebra with -w installs
    routes without nexthop objects).
-3. `no router bgp 65001 vrf fare-blue`: the route leaves the namespace's
+3. zebra's restart in the VRF (test_vrf_zebra_restart): r1-eth2 at 200G
+   (3:2), the configuration saved (`write memory`), zebra killed with
+   SIGKILL and the VRF's route deleted from the namespace's table (and
+   the default VRF's from r1's), zebra started again with -w and its
+   configuration (`vtysh -b -d zebra`). The VRF is active again, bgpd
+   reconnects with its sessions up, and the namespace's table has 3:2
+   again, on the module's same group (zebra's `show ip route vrf` has the
+   route installed on it); r1-eth2 back at 100G: 3:1 there. It runs
+   before 5: zebra numbers the namespace VRFs from 1 at its start, and a
+   VRF whose namespace was made again since has another id in bgpd
+   (bgpd then keeps the old id: "VRF_GET: avoid fare-blue creation(1),
+   same name exists (2)", and the VRF's routes reach no kernel table).
+4. `no router bgp 65001 vrf fare-blue`: the route leaves the namespace's
    table, and the module's per-instance memory types go back to what the
    default instance alone holds; the same configuration again: weights
    back, the counts of 1 again.
-4. The VRF goes away with its instance configured: the interfaces moved
+5. The VRF goes away with its instance configured: the interfaces moved
    back and the namespace deleted. zebra deletes VRF fare-blue, bgpd
    keeps the instance without a VRF (inactive) and the module its FARE
    configuration, with no route state left. The namespace created again
@@ -52,7 +64,7 @@ default VRF over r1-eth0 alone.
    type of the module counts what it counted in 1, plus the hold-down
    record each of the two neighbors now has (WP-7: their sessions went
    down with the VRF).
-5. At exit, FRR's report of what is still allocated (bgpd's stderr) names
+6. At exit, FRR's report of what is still allocated (bgpd's stderr) names
    nothing of the module's group.
 """
 
@@ -65,9 +77,8 @@ import pytest
 from lib.topogen import get_topogen
 from lib.topolog import logger
 from fare.common import (
-    GBPS, assert_no_fare_memory_at_exit, fare_memory, frr_release, kernel_nexthop, kernel_weights,
-    settled_memory,
-    start_fabric, tgen_or_skip, vtysh_json, wait_for
+    GBPS, assert_no_fare_memory_at_exit, bgp_zebra_client, fare_memory, frr_release, kernel_nexthop,
+    kernel_weights, settled_memory, start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
 from fare.fabric import Topology
 
@@ -254,11 +265,10 @@ def module_groups(r1):
     return {g["id"]: g["prefixes"] for g in j.get("groups", [])}
 
 
-def test_vrf_bandwidth_change():
-    "r1-eth2 of the VRF to 200G: 3:2 in the namespace, the same group; the default VRF unchanged."
-    tgen = tgen_or_skip()
-    r1 = tgen.gears["r1"]
-    groups = nexthop_groups()
+def _vrf_eth2_to_200g(r1, groups):
+    """r1-eth2 of the VRF set to 200G, and 3:2 awaited in the namespace's
+    table; returns the VRF route's group of the module beforehand, its
+    only group (0 without groups)."""
     gid = vrf_group(r1)
     if groups:
         assert gid and module_groups(r1) == {gid: 1}, (gid, module_groups(r1))
@@ -266,6 +276,15 @@ def test_vrf_bandwidth_change():
                  "neighbor 10.0.12.2 fare link-bandwidth 200G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 2}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    return gid
+
+
+def test_vrf_bandwidth_change():
+    "r1-eth2 of the VRF to 200G: 3:2 in the namespace, the same group; the default VRF unchanged."
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    groups = nexthop_groups()
+    gid = _vrf_eth2_to_200g(r1, groups)
     # replaced in place: the same group, the module's
     if groups:
         assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}
@@ -297,6 +316,54 @@ def test_vrf_bandwidth_change():
                  "neighbor 10.0.12.2 fare link-bandwidth 100G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 1}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+
+
+def test_vrf_zebra_restart():
+    """zebra (started with -w) killed with SIGKILL and started again, bgpd
+    running: the VRF comes back from its namespace, bgpd reconnects and
+    sends the VRF's route again on the module's same group: the
+    namespace's kernel table has the FARE weights again (the route was
+    deleted there while zebra was down, so only the new zebra can have put
+    it back); a change of weights afterwards reaches that table too."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    groups = nexthop_groups()
+    gid = _vrf_eth2_to_200g(r1, groups)
+    exp = {"r1-eth1": 3, "r1-eth2": 2}
+    r1.vtysh_cmd("write memory")
+    zebra_pid = r1.run("cat /var/run/frr/zebra.pid").strip()
+    assert r1.killDaemons(["zebra"]) == ""
+    assert r1.run("kill -0 {} 2>&1 && echo alive".format(zebra_pid)).strip() != "alive"
+    # what the dead zebra installed, removed: only the new one can put it back
+    r1.run("ip netns exec {} ip route del {}".format(VRF, PREFIX))
+    r1.run("ip route del {}".format(PREFIX))
+    assert vrf_weights(r1) == {} and kernel_weights(r1, PREFIX) == {}
+    r1.startDaemons(["zebra"])
+    out = r1.run("vtysh -b -d zebra 2>&1")
+    cmdline = r1.run("cat /proc/$(cat /var/run/frr/zebra.pid)/cmdline | tr '\\0' ' '").split()
+    assert "-w" in cmdline, (cmdline, out)
+    active = re.compile(r"^vrf {0} id \d+ netns /run/netns/{0}$".format(VRF))
+    assert wait_for(lambda: bool(active.match(vrf_line(r1) or "")), True, count=30), \
+        r1.vtysh_cmd("show vrf")
+    assert wait_for(lambda: bgp_zebra_client(r1) is not None, True, count=40, wait=0.5) is True
+    # the sessions did not drop: bgpd kept running
+    up = {"10.0.11.2": True, "10.0.12.2": True}
+    assert established(r1, VRF) == up
+    assert wait_for(lambda: vrf_weights(r1), exp, count=60, wait=0.5) == exp, (
+        vrf_weights(r1), r1.vtysh_cmd("show ip route vrf {} {}".format(VRF, PREFIX)))
+    assert wait_for(lambda: kernel_weights(r1, PREFIX), {"r1-eth0": 1}) == {"r1-eth0": 1}
+    assert fare_paths(r1, VRF) == {"r1-eth1": (3, 300), "r1-eth2": (2, 200)}
+    if groups:
+        # the same group of the module, zebra's route on it
+        assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}, (gid, module_groups(r1))
+        route = vtysh_json(r1, "show ip route vrf {} {} json".format(VRF, PREFIX))[PREFIX][0]
+        assert route["nexthopGroupId"] == gid and route.get("installed") is True, route
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001 vrf {}\n"
+                 "neighbor 10.0.12.2 fare link-bandwidth 100G\n".format(VRF))
+    exp = {"r1-eth1": 3, "r1-eth2": 1}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    if groups:
+        assert vrf_group(r1) == gid and module_groups(r1) == {gid: 1}
 
 
 def test_vrf_instance_deleted_and_back():
