@@ -14,6 +14,7 @@
 #include "prefix.h"
 
 #include "bgpd/bgpd.h"
+#include "bgpd/bgp_addpath.h"
 #include "bgpd/bgp_ecommunity.h"
 #include "bgpd/bgp_mpath.h"
 #include "bgpd/bgp_route.h"
@@ -379,19 +380,12 @@ void fare_dest_reprocess(struct bgp *bgp, struct bgp_dest *dest, struct bgp_path
 	bgp_process(bgp, dest, best, bgp_dest_table(dest)->afi, SAFI_UNICAST);
 }
 
-/* One task of the re-evaluation's pass over the table works for at most
- * this long, checked every FARE_PASS_CHECK destinations, then lets bgpd's
- * other tasks run: in one task, the pass took 0.2 s at 200,000 prefixes
- * (scripts/bench.sh spine).
- */
-#define FARE_PASS_BUDGET_US 20000
-#define FARE_PASS_CHECK	    64
-
 /* Walks on from where `pass` stopped, calling fn for each destination
  * with a selected path, for at most FARE_PASS_BUDGET_US: whether the
- * whole table is done, else where to go on is kept in `pass`. The place
- * is kept as a prefix, so routes that come or go between tasks are simply
- * met or not (bgpd processes a new one anyway).
+ * tables of the pass's address families are done, else where to go on is
+ * kept in `pass`. The place is kept as a prefix, so routes that come or
+ * go between tasks are simply met or not (bgpd processes a new one
+ * anyway).
  */
 static bool fare_table_pass_run(struct bgp *bgp, struct fare_table_pass *pass, fare_dest_fn fn,
 				void *arg)
@@ -400,7 +394,7 @@ static bool fare_table_pass_run(struct bgp *bgp, struct fare_table_pass *pass, f
 	unsigned int n = 0;
 
 	monotime(&start);
-	while (pass->afi <= AFI_IP6) {
+	while (pass->afi <= pass->last_afi) {
 		struct bgp_table *table = bgp->rib[pass->afi][SAFI_UNICAST];
 		struct bgp_dest *dest = NULL;
 
@@ -426,14 +420,25 @@ static bool fare_table_pass_run(struct bgp *bgp, struct fare_table_pass *pass, f
 	return true;
 }
 
-static void fare_table_pass_start(struct fare_table_pass *pass)
+static void fare_table_pass_start(struct fare_table_pass *pass, afi_t first, afi_t last)
 {
-	pass->afi = AFI_IP;
+	pass->afi = first;
+	pass->last_afi = last;
 	pass->from_set = false;
 }
 
 static void fare_instance_refresh_event(struct event *event);
 static void fare_refresh_step(struct event *event);
+static void fare_announce_step(struct event *event);
+
+static void fare_announce_begin(struct fare_instance *fi)
+{
+	fi->announce_afi = AFI_IP;
+	fi->announce_subgrp_id = 0;
+	fi->announce_subgrp_begun = false;
+	fi->announce_subgrps = fi->announce_tasks = 0;
+	event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+}
 
 /* The re-evaluation's pass: each route through a peer due (or every
  * route) is processed again.
@@ -451,14 +456,16 @@ static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best,
 
 static void fare_refresh_run(struct fare_instance *fi)
 {
+	fi->refresh_tasks++;
 	if (!fare_table_pass_run(fi->bgp, &fi->refresh_pass, fare_refresh_dest, fi)) {
 		event_add_event(bm->master, fare_refresh_step, fi, 0, &fi->t_refresh_step);
 		return;
 	}
 	fare_peers_refresh_end(fi);
 	if (FARE_DEBUG)
-		zlog_debug("FARE: %s: %s, %lu of %lu route(s) re-evaluated", fi->bgp->name_pretty,
-			   fi->refresh_pass_why, fi->refresh_count, fi->refresh_walked);
+		zlog_debug("FARE: %s: %s, %lu of %lu route(s) re-evaluated in %u task(s)",
+			   fi->bgp->name_pretty, fi->refresh_pass_why, fi->refresh_count,
+			   fi->refresh_walked, fi->refresh_tasks);
 	/* asked for during the pass: the next one */
 	if (fi->refresh_all || fi->announce_pending || fare_peers_due_refresh(fi))
 		event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
@@ -469,67 +476,138 @@ static void fare_refresh_step(struct event *event)
 	fare_refresh_run(EVENT_ARG(event));
 }
 
-/* The update sub-group with the lowest id above f->after. */
+/* The update sub-group with the lowest id from f->from on. */
 struct fare_subgrp_find {
-	uint64_t after;
-	struct update_subgroup *next;
+	uint64_t from;
+	struct update_subgroup *found;
 };
 
-static int fare_subgrp_next_walkcb(struct update_group *updgrp, void *arg)
+static int fare_subgrp_find_walkcb(struct update_group *updgrp, void *arg)
 {
 	struct fare_subgrp_find *f = arg;
 	struct update_subgroup *subgrp;
 
 	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
-		if (subgrp->id > f->after && (!f->next || subgrp->id < f->next->id))
-			f->next = subgrp;
+		if (subgrp->id >= f->from && (!f->found || subgrp->id < f->found->id))
+			f->found = subgrp;
 	return UPDWALK_CONTINUE;
 }
 
-/* One update sub-group of the pass per task, in order of sub-group id
- * (ids only grow, so a sub-group made during the pass is not missed, and
- * none is kept by pointer across tasks). A sub-group's routes are built
- * in one task, as bgpd does when it announces its table to a peer: one
- * task per destination and all sub-groups instead, bounded in time like
- * the re-evaluation's pass, cost the ingress leaf of scripts/bench.sh
- * spine 35 % more CPU at a cold start and doubled the time a session
- * reset took to converge.
+/* One destination of the pass, built for one sub-group as
+ * subgroup_announce_table() builds it: the selected path through the
+ * sub-group's outbound policy, sent if its attribute changed (bgpd
+ * drops a duplicate).
+ */
+static void fare_announce_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+{
+	struct update_subgroup *subgrp = arg;
+	struct peer *peer = SUBGRP_PEER(subgrp);
+	afi_t afi = SUBGRP_AFI(subgrp);
+	struct bgp_path_info *pi;
+
+	/* a default route the session originates is not the table's */
+	if (CHECK_FLAG(peer->af_flags[afi][SAFI_UNICAST], PEER_FLAG_DEFAULT_ORIGINATE) &&
+	    is_default_prefix(bgp_dest_get_prefix(dest)))
+		return;
+	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next)
+		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED) &&
+		    bgp_check_selected(pi, peer, false, afi, SAFI_UNICAST))
+			subgroup_process_announce_selected(subgrp, pi, dest, afi, SAFI_UNICAST,
+							   bgp_addpath_id_for_peer(peer, afi,
+										   SAFI_UNICAST,
+										   &pi->tx_addpath));
+}
+
+/* Whether bgpd must build the sub-group's routes itself, in one go: its
+ * first announcement still waits for the coalesce timer, a forced update
+ * (no duplicate suppressed) is asked for, or add-path sends it more than
+ * the selected paths.
+ */
+static bool fare_subgrp_whole(struct update_subgroup *subgrp)
+{
+	return subgrp->v_coalesce || CHECK_FLAG(subgrp->sflags, SUBGRP_STATUS_FORCE_UPDATES) ||
+	       bgp_addpath_encode_tx(SUBGRP_PEER(subgrp), SUBGRP_AFI(subgrp), SUBGRP_SAFI(subgrp));
+}
+
+/* The pass goes through the update sub-groups in order of id (ids only
+ * grow, so a sub-group made during the pass is not missed, and none is
+ * kept by pointer across tasks), each through the table in tasks of at
+ * most FARE_PASS_BUDGET_US, one route at a time as bgpd sends a route it
+ * processed. A sub-group that went away between tasks is left; one made
+ * since gets the routes from bgpd. The pass does not interleave the
+ * sub-groups: one task per destination for every sub-group at once
+ * cost the ingress leaf of scripts/bench.sh spine 35 % more CPU at a
+ * cold start and doubled the time a session reset took to converge.
  */
 static void fare_announce_step(struct event *event)
 {
 	struct fare_instance *fi = EVENT_ARG(event);
 
+	fi->announce_tasks++;
 	while (fi->announce_afi <= AFI_IP6) {
-		struct fare_subgrp_find f = { .after = fi->announce_last_id };
+		struct fare_subgrp_find f = { .from = fi->announce_subgrp_id };
+		struct update_subgroup *subgrp;
 
 		update_group_af_walk(fi->bgp, fi->announce_afi, SAFI_UNICAST,
-				     fare_subgrp_next_walkcb, &f);
-		if (f.next) {
-			fi->announce_last_id = f.next->id;
-			subgroup_announce_all(f.next);
-			event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
-			return;
+				     fare_subgrp_find_walkcb, &f);
+		subgrp = f.found;
+		if (!subgrp) {
+			fi->announce_afi++;
+			fi->announce_subgrp_id = 0;
+			fi->announce_subgrp_begun = false;
+			continue;
 		}
-		fi->announce_afi++;
-		fi->announce_last_id = 0;
+		if (subgrp->id != fi->announce_subgrp_id || !fi->announce_subgrp_begun) {
+			fi->announce_subgrp_id = subgrp->id;
+			fi->announce_subgrp_begun = true;
+			fi->announce_subgrps++;
+			if (fare_subgrp_whole(subgrp)) {
+				subgroup_announce_all(subgrp);
+				fi->announce_subgrp_id = subgrp->id + 1;
+				fi->announce_subgrp_begun = false;
+				break;
+			}
+			fare_table_pass_start(&fi->announce_pass, fi->announce_afi,
+					      fi->announce_afi);
+			/* a sub-group split off another (a peer that moved
+			 * between update groups) waits for a whole pass
+			 * before it may merge: this one
+			 */
+			fi->announce_subgrp_refresh = update_subgroup_needs_refresh(subgrp);
+		}
+		if (fare_table_pass_run(fi->bgp, &fi->announce_pass, fare_announce_dest, subgrp)) {
+			/* as after bgpd's own pass: it may merge now */
+			if (fi->announce_subgrp_refresh)
+				update_subgroup_set_needs_refresh(subgrp, 0);
+			update_subgroup_trigger_merge_check(subgrp, 0);
+			fi->announce_subgrp_id = subgrp->id + 1;
+			fi->announce_subgrp_begun = false;
+		}
+		break;
 	}
+	if (fi->announce_afi <= AFI_IP6) {
+		event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+		return;
+	}
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: routes re-announced to %u update sub-group(s) in %u task(s)",
+			   fi->bgp->name_pretty, fi->announce_subgrps, fi->announce_tasks);
 	if (fi->announce_again) {
 		/* asked again during the pass: the sub-groups done before
 		 * then are built anew
 		 */
 		fi->announce_again = false;
-		fi->announce_afi = AFI_IP;
-		event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+		fare_announce_begin(fi);
 	}
 }
 
 /* WP-2: the values sent to the peers changed, the weights installed did
  * not (N changed with a session): each update sub-group's routes are
  * built anew and those whose attribute changed are sent; zebra hears
- * nothing. Each sub-group is a task of its own: in averaged mode every
+ * nothing. In tasks (fare_announce_step()): in averaged mode every
  * session of a distinct link speed is a sub-group, and one task for all
  * of them held bgpd's main thread for 14 s at 200,000 prefixes and 64
- * sessions (scripts/bench.sh spine).
+ * sessions, one per sub-group 251 ms (scripts/bench.sh spine).
  */
 static void fare_instance_announce(struct fare_instance *fi, const char *why)
 {
@@ -541,9 +619,7 @@ static void fare_instance_announce(struct fare_instance *fi, const char *why)
 		fi->announce_again = true;
 		return;
 	}
-	fi->announce_afi = AFI_IP;
-	fi->announce_last_id = 0;
-	event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
+	fare_announce_begin(fi);
 }
 
 /* Re-evaluate the routes of the instance (all of them, or those through
@@ -573,7 +649,8 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	fi->refresh_pass_all = all;
 	fi->refresh_pass_why = why;
 	fi->refresh_count = fi->refresh_walked = 0;
-	fare_table_pass_start(&fi->refresh_pass);
+	fi->refresh_tasks = 0;
+	fare_table_pass_start(&fi->refresh_pass, AFI_IP, AFI_IP6);
 	event_cancel(&fi->t_refresh_step);
 	fare_refresh_run(fi);
 }

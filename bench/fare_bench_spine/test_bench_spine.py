@@ -58,7 +58,7 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare.benchlib import (bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks,
+from fare.benchlib import (add_prefix_host, bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks,
                            kernel_events, kernel_weights_by_group, kill_every_bgpd,
                            restart_every_bgpd, start_monitor)
 from fare.common import report, start_fabric, wait_for
@@ -169,12 +169,9 @@ def _daemons(name):
 
 
 def _prepare(tgen):
-    # the prefixes' next hop on each leaf: a host behind a veth pair (this
-    # kernel has no dummy interfaces)
+    # the prefixes' next hop on each leaf
     for leaf in LEAVES:
-        tgen.gears[leaf].run("ip link add fare-h type veth peer name fare-h-peer && "
-                             "ip link set fare-h-peer up && ip link set fare-h up && "
-                             "ip address add 192.0.2.1/24 dev fare-h")
+        add_prefix_host(tgen.gears[leaf])
 
 
 def setup_module(mod):

@@ -115,6 +115,16 @@ def kernel_weights_by_group(router):
             for nhid, c in counts.items()]
 
 
+def add_prefix_host(router):
+    """A host behind a veth pair (this kernel has no dummy interfaces),
+    192.0.2.2 on fare-h's 192.0.2.0/24: the next hop of the prefixes the
+    router installs with sharpd ("sharp install routes ... nexthop
+    192.0.2.2")."""
+    router.run("ip link add fare-h type veth peer name fare-h-peer && "
+               "ip link set fare-h-peer up && ip link set fare-h up && "
+               "ip address add 192.0.2.1/24 dev fare-h")
+
+
 def kill_every_bgpd(tgen):
     """SIGKILL every router's bgpd (zebra and sharpd keep running)."""
     for router in tgen.routers().values():

@@ -1,0 +1,191 @@
+#!/usr/bin/env python
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+test_fare_table_passes.py: the module's passes over the whole table at
+100,000 prefixes, in tasks of at most 20 ms (doc/user/fare.rst "Sessions
+that come and go").
+
+                 +--300G-- to-r2-1 --+
+  r3 (65003) --1000G-- r1 (65001)    r2 (65002): 100,000 /32s
+  r4 (65004) --1000G--/  averaged    |  (sharpd, redistributed),
+                 +--100G-- to-r2-2 --+  bgp fare originate
+
+Link bandwidths are zebra's interface `bandwidth` (FARE-3). r1 runs in
+averaged mode with `bgp fare hold-down 0` and `debug bgp fare`.
+
+1. r1 installs the 100,000 prefixes in its kernel with weights 3:1
+   (FARE-4); r3 receives each with the averaged value (WP-2): the sum of
+   the received Path Bandwidths, 400G, over N = 2 outgoing sessions (r3's
+   and r4's; r2's are those the route came over): 200G.
+2. r1's second link to r2 at 200G: the re-evaluation walks every route in
+   averaged mode, once: its debug line says "100000 of 100000 route(s)
+   re-evaluated in K task(s)" (K is printed: here the walk itself, which
+   only queues each route for bgpd, fits in one task of 20 ms at this
+   size); the kernel holds 3:2 for all 100,000 prefixes, and r3 gets
+   500G / 2 = 250G for each of them (`show bgp ipv4 fare json`).
+3. r1 shuts its session to r4: N = 1, and the re-announcement builds
+   every route again for each update sub-group, in tasks: its debug line
+   "routes re-announced to S update sub-group(s) in T task(s)" has T
+   larger than S (a sub-group's table spans tasks, each resuming after
+   the last prefix done, the walk the re-evaluation uses too); r3 gets
+   500G for every prefix, and r1's kernel keeps 3:2 (nothing is sent to
+   zebra for N). The session back: 250G again.
+"""
+
+import os
+import re
+import sys
+import time
+
+import pytest
+
+# pylint: disable=C0413
+from lib.topogen import TopoRouter, get_topogen
+from fare.benchlib import add_prefix_host, bgp_route_count, kernel_weights_by_group, kill_every_bgpd
+from fare.common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.fabric import Fabric
+
+pytestmark = [pytest.mark.bgpd]
+
+N = 100000
+BASE = "10.201.0.0"
+# the first, a middle and the last of the /32s
+SAMPLES = ["10.201.0.0/32", "10.201.195.80/32", "10.202.134.159/32"]
+FABRIC = Fabric(
+    {"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004},
+    [("r1", "r2", 300), ("r1", "r2", 100), ("r1", "r3", 1000), ("r1", "r4", 1000)],
+    fare_lines={"r1": [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down 0"],
+                "r2": [" bgp fare", " bgp fare originate"]},
+    extra={"r2": [" address-family ipv4 unicast", "  redistribute sharp", " exit-address-family"]},
+    link_config="interface",
+    ipv6_sessions=False,
+)
+R4 = FABRIC.neighbor("r1", "r4")
+
+
+def config_of(name):
+    return ("debug bgp fare\n" if name == "r1" else "") + FABRIC.config(name)
+
+
+def daemons_of(name):
+    daemons = [(TopoRouter.RD_ZEBRA, None), (TopoRouter.RD_BGP, "-M fare")]
+    if name == "r2":
+        daemons.append((TopoRouter.RD_SHARP, None))
+    return daemons
+
+
+def prepare(tgen):
+    add_prefix_host(tgen.gears["r2"])
+
+
+def setup_module(mod):
+    tgen = start_fabric(mod, FABRIC, config_of, daemons_of, prepare=prepare)
+    tgen.gears["r2"].vtysh_cmd("sharp install routes {} nexthop 192.0.2.2 {}".format(BASE, N))
+
+
+def teardown_module(_mod):
+    # every bgpd first, and the kernel left to drop the routes (zebra
+    # stopping with 100,000 routes to remove can outlast the library)
+    tgen = get_topogen()
+    kill_every_bgpd(tgen)
+    tgen.gears["r2"].vtysh_cmd("sharp remove routes {} {}".format(BASE, N))
+    wait_for(lambda: bgp_route_count(tgen.gears["r1"]), 0, count=120)
+    tgen.stop_topology()
+
+
+def _value_gbps(router, prefix):
+    "The Path Bandwidth (Gb/s) of router's path to prefix, None without one."
+    j = vtysh_json(router, "show bgp ipv4 fare {} json".format(prefix))
+    paths = j.get("prefixes", {}).get(prefix, {}).get("paths", [])
+    return round(paths[0]["pathBandwidthBytesPerSec"] / GBPS) if len(paths) == 1 else None
+
+
+def _values(router):
+    return {p: _value_gbps(router, p) for p in SAMPLES}
+
+
+def _value_counts(router):
+    """{Path Bandwidth in Gb/s: prefixes with it} over router's whole
+    table (`show bgp ipv4 fare json`, streamed by bgpd)."""
+    counts = {}
+    j = vtysh_json(router, "show bgp ipv4 fare json")
+    for prefix, entry in j.get("prefixes", {}).items():
+        if not prefix.startswith("10.20"):
+            continue
+        paths = entry.get("paths", [])
+        gbps = round(paths[0]["pathBandwidthBytesPerSec"] / GBPS) if len(paths) == 1 else None
+        counts[gbps] = counts.get(gbps, 0) + 1
+    return counts
+
+
+def _log_matches(router, pattern):
+    "Every match of pattern in r1's bgpd log, as tuples of ints."
+    with open(os.path.join(router.logdir, router.name, "bgpd.log")) as f:
+        return [tuple(int(x) for x in m.groups()) for m in re.finditer(pattern, f.read())]
+
+
+REEVAL = r"FARE: VRF default: [^\n]*?, (\d+) of (\d+) route\(s\) re-evaluated in (\d+) task\(s\)"
+REANNOUNCE = r"FARE: VRF default: routes re-announced to (\d+) update sub-group\(s\) in (\d+) task\(s\)"
+
+
+def test_table_installed():
+    "100,000 prefixes at 3:1 in r1's kernel; r3 gets 400G / 2 = 200G."
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    t0 = time.time()
+    got = wait_for(lambda: bgp_route_count(r1), N, count=240)
+    assert got == N, got
+    exp = [(N, {"to-r2-1": 3, "to-r2-2": 1})]
+    assert wait_for(lambda: kernel_weights_by_group(r1), exp, count=60) == exp
+    exp = {p: 200 for p in SAMPLES}
+    assert wait_for(lambda: _values(r3), exp, count=120) == exp
+    sys.stderr.write("fare_table_passes: {} prefixes installed and propagated in {:.0f} s\n".format(
+        N, time.time() - t0))
+
+
+def test_reevaluation_in_tasks():
+    "r1's second link to r2 at 200G: every route re-evaluated, in several tasks; 3:2 in the kernel, 250G to r3."
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    before = len(_log_matches(r1, REEVAL))
+    r1.vtysh_cmd("configure terminal\ninterface to-r2-2\nbandwidth 200000\n")
+    exp = [(N, {"to-r2-1": 3, "to-r2-2": 2})]
+    assert wait_for(lambda: kernel_weights_by_group(r1), exp, count=120) == exp
+    # logged at the pass's end, before the last route reached the kernel
+    passes = _log_matches(r1, REEVAL)[before:]
+    # the one pass over the whole table (every route: averaged mode)
+    full = [p for p in passes if p[0] == N]
+    assert len(full) == 1 and full[0][1] == N and full[0][2] >= 1, passes
+    sys.stderr.write("fare_table_passes: re-evaluation of {} routes in {} tasks\n".format(N, full[0][2]))
+    exp = {p: 250 for p in SAMPLES}
+    assert wait_for(lambda: _values(r3), exp, count=120) == exp
+    assert wait_for(lambda: _value_counts(r3), {250: N}, count=30) == {250: N}
+
+
+def test_reannouncement_in_tasks():
+    "r1's session to r4 shut: N = 1, every route built again in tasks, 500G to r3; back: 250G."
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    before = len(_log_matches(r1, REANNOUNCE))
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nneighbor {} shutdown\n".format(R4))
+    exp = {p: 500 for p in SAMPLES}
+    assert wait_for(lambda: _values(r3), exp, count=120) == exp
+    # every prefix, not only the samples
+    t0 = time.time()
+    assert wait_for(lambda: _value_counts(r3), {500: N}, count=30) == {500: N}
+    sys.stderr.write("fare_table_passes: r3's whole table read in {:.1f} s\n".format(time.time() - t0))
+    assert wait_for(lambda: len(_log_matches(r1, REANNOUNCE)) > before, True, count=30) is True
+    passes = _log_matches(r1, REANNOUNCE)[before:]
+    # a sub-group's table spans tasks
+    assert any(tasks > subgrps for subgrps, tasks in passes), passes
+    sys.stderr.write("fare_table_passes: re-announcements (sub-groups, tasks): {}\n".format(passes))
+    # the weights do not depend on N
+    assert kernel_weights_by_group(r1) == [(N, {"to-r2-1": 3, "to-r2-2": 2})]
+    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno neighbor {} shutdown\n".format(R4))
+    exp = {p: 250 for p in SAMPLES}
+    assert wait_for(lambda: _values(r3), exp, count=120) == exp
+
+
+if __name__ == "__main__":
+    args = ["-s"] + sys.argv[1:]
+    sys.exit(pytest.main(args))
