@@ -238,7 +238,6 @@ struct fare_instance {
 	afi_t announce_afi;
 	uint64_t announce_subgrp_id; /* the one under way, or the next >= */
 	bool announce_subgrp_begun;
-	bool announce_subgrp_refresh; /* it needed a refresh at its start */
 	struct fare_table_pass announce_pass;
 	bool announce_again;
 	unsigned int announce_subgrps, announce_tasks;

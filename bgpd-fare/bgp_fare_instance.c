@@ -431,8 +431,30 @@ static void fare_instance_refresh_event(struct event *event);
 static void fare_refresh_step(struct event *event);
 static void fare_announce_step(struct event *event);
 
+static int fare_subgrp_mark_walkcb(struct update_group *updgrp, void *arg)
+{
+	struct update_subgroup *subgrp;
+
+	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
+		update_subgroup_set_needs_refresh(subgrp, 1);
+	return UPDWALK_CONTINUE;
+}
+
+/* The re-announcement's pass begins. Until the pass has built a
+ * sub-group's routes, what the sub-group sent is not what its peers are
+ * due, though bgpd's version of it is current: every sub-group is marked
+ * as needing a refresh, as bgpd marks them when an outbound policy
+ * changes, so that none merges with another (and its peers take the
+ * other's state as theirs) before the pass is through it. The pass
+ * clears the mark of each sub-group it is done with; bgpd clears it when
+ * it builds a sub-group itself.
+ */
 static void fare_announce_begin(struct fare_instance *fi)
 {
+	afi_t afi;
+
+	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
+		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_mark_walkcb, NULL);
 	fi->announce_afi = AFI_IP;
 	fi->announce_subgrp_id = 0;
 	fi->announce_subgrp_begun = false;
@@ -569,16 +591,10 @@ static void fare_announce_step(struct event *event)
 			}
 			fare_table_pass_start(&fi->announce_pass, fi->announce_afi,
 					      fi->announce_afi);
-			/* a sub-group split off another (a peer that moved
-			 * between update groups) waits for a whole pass
-			 * before it may merge: this one
-			 */
-			fi->announce_subgrp_refresh = update_subgroup_needs_refresh(subgrp);
 		}
 		if (fare_table_pass_run(fi->bgp, &fi->announce_pass, fare_announce_dest, subgrp)) {
 			/* as after bgpd's own pass: it may merge now */
-			if (fi->announce_subgrp_refresh)
-				update_subgroup_set_needs_refresh(subgrp, 0);
+			update_subgroup_set_needs_refresh(subgrp, 0);
 			update_subgroup_trigger_merge_check(subgrp, 0);
 			fi->announce_subgrp_id = subgrp->id + 1;
 			fi->announce_subgrp_begun = false;

@@ -29,7 +29,11 @@ averaged mode with `bgp fare hold-down 0` and `debug bgp fare`.
    larger than S (a sub-group's table spans tasks, each resuming after
    the last prefix done, the walk the re-evaluation uses too); r3 gets
    500G for every prefix, and r1's kernel keeps 3:2 (nothing is sent to
-   zebra for N). The session back: 250G again.
+   zebra for N). The session back: 250G again for every prefix. r4's new
+   update sub-group shares r3's update group (the same link speed): the
+   pass keeps every sub-group from merging until it is through it (once,
+   before, r3 kept 500G for the prefixes a pass had not reached when the
+   sub-groups merged).
 """
 
 import os
@@ -184,6 +188,10 @@ def test_reannouncement_in_tasks():
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno neighbor {} shutdown\n".format(R4))
     exp = {p: 250 for p in SAMPLES}
     assert wait_for(lambda: _values(r3), exp, count=120) == exp
+    # r4's new sub-group is in r3's update group (the same link speed):
+    # none of them may merge before the pass is through it, else r3 keeps
+    # 500G for the prefixes the pass had not reached
+    assert wait_for(lambda: _value_counts(r3), {250: N}, count=30) == {250: N}
 
 
 if __name__ == "__main__":
