@@ -50,7 +50,7 @@ import pytest
 from lib.topogen import TopoRouter, get_topogen
 from fare.benchlib import (bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_stalls_ms,
                            kernel_events, kernel_weights_by_group, kill_every_bgpd,
-                           restart_every_bgpd, start_monitor)
+                           restart_every_bgpd, start_monitor, SHARP_ROUTES)
 from fare.common import report, start_fabric, wait_for
 from fare.fabric import Fabric
 
@@ -188,7 +188,7 @@ def test_scale(variant):
     if variant == VARIANTS[0]:
         leaf2.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
         leaf1.vtysh_cmd("sharp install routes {} nexthop 192.0.2.2 {}".format(BASE, N))
-        assert wait_for(lambda: int(leaf1.run(r"ip -4 route show | grep -c '^10\.2'")), N,
+        assert wait_for(lambda: int(leaf1.run(SHARP_ROUTES)), N,
                         count=300) == N
     weighted = variant not in ("ecmp",)
     fare = variant.startswith("fare")

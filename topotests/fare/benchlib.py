@@ -70,8 +70,9 @@ def start_monitor(logdir, router, name):
     return mon, pid
 
 
-def kernel_events(path, t0):
-    """Kernel events after wall time t0 in an `ip -ts monitor` file:
+def kernel_events(path, t0, t1=None):
+    """Kernel events after wall time t0 (and before t1) in an `ip -ts
+    monitor` file:
     {"nexthop": nexthop object events, "route": route events, "last": time
     of the last one in seconds after t0, "lost": whether the monitor lost
     messages}. zebra deletes an unused nexthop group seconds after the
@@ -84,7 +85,7 @@ def kernel_events(path, t0):
                 ev["lost"] = ev["lost"] or "No buffer space" in line
                 continue
             t = datetime.datetime.fromisoformat(m.group(1)).timestamp()
-            if t < t0:
+            if t < t0 or (t1 is not None and t >= t1):
                 continue
             nexthop = re.match(r"(Deleted )?id \d+ ", m.group(2))
             ev["nexthop" if nexthop else "route"] += 1
@@ -93,11 +94,11 @@ def kernel_events(path, t0):
     return ev
 
 
-def kernel_weights_by_group(router):
-    """The weights the kernel gives the benchmark's BGP routes (10.2xx.*),
-    one entry per nexthop group: [(routes using it, {device: weight})].
-    Plain `ip` output: one dump of the nexthop objects and one of the
-    routes, whatever their number."""
+def kernel_weights_by_group(router, ipv6=False):
+    """The weights the kernel gives the benchmark's BGP routes (10.2xx.*,
+    or 2001:db8:2::* with ipv6), one entry per nexthop group: [(routes
+    using it, {device: weight})]. Plain `ip` output: one dump of the
+    nexthop objects and one of the routes, whatever their number."""
     members, devs = {}, {}
     for line in router.run("ip nexthop show").splitlines():
         m = re.match(r"id (\d+) group (\S+)", line)
@@ -108,8 +109,9 @@ def kernel_weights_by_group(router):
         if m:
             devs[m.group(1)] = m.group(2)
     counts = {}
-    for m in re.finditer(r"^10\.2\d\d\.\S+ nhid (\d+)", router.run("ip -4 route show proto bgp"),
-                         re.M):
+    routes = router.run("ip -6 route show proto bgp" if ipv6 else "ip -4 route show proto bgp")
+    pattern = r"^2001:db8:2::\S* nhid (\d+)" if ipv6 else r"^10\.2\d\d\.\S+ nhid (\d+)"
+    for m in re.finditer(pattern, routes, re.M):
         counts[m.group(1)] = counts.get(m.group(1), 0) + 1
     return [(c, {devs.get(i, "?"): int(x) for i, x in members.get(nhid, [])})
             for nhid, c in counts.items()]
@@ -117,12 +119,19 @@ def kernel_weights_by_group(router):
 
 def add_prefix_host(router):
     """A host behind a veth pair (this kernel has no dummy interfaces),
-    192.0.2.2 on fare-h's 192.0.2.0/24: the next hop of the prefixes the
-    router installs with sharpd ("sharp install routes ... nexthop
-    192.0.2.2")."""
+    192.0.2.2 on fare-h's 192.0.2.0/24 and 2001:db8:ffff::2 on its
+    2001:db8:ffff::/64: the next hop of the prefixes the router installs
+    with sharpd ("sharp install routes ... nexthop 192.0.2.2")."""
     router.run("ip link add fare-h type veth peer name fare-h-peer && "
                "ip link set fare-h-peer up && ip link set fare-h up && "
-               "ip address add 192.0.2.1/24 dev fare-h")
+               "ip address add 192.0.2.1/24 dev fare-h && "
+               "ip address add 2001:db8:ffff::1/64 dev fare-h nodad")
+
+
+# the IPv4 (SHARP_ROUTES6: IPv6) routes sharpd installed in a router's
+# kernel (zebra's protocol 194), whatever BGP brought beside them
+SHARP_ROUTES = "ip -4 route show proto 194 | grep -c '^[0-9]'"
+SHARP_ROUTES6 = "ip -6 route show proto 194 | grep -c '^[0-9a-f]'"
 
 
 def kill_every_bgpd(tgen):
@@ -131,10 +140,11 @@ def kill_every_bgpd(tgen):
         router.run("kill -9 $(cat /var/run/frr/bgpd.pid) 2>/dev/null")
 
 
-def bgp_route_count(router):
-    """The IPv4 BGP routes in the router's kernel (one per prefix, however
-    many lines its next hops take)."""
-    return int(router.run("ip -4 route show proto bgp | grep -c '^[0-9]'").strip() or 0)
+def bgp_route_count(router, ipv6=False):
+    """The IPv4 (or IPv6) BGP routes in the router's kernel (one per
+    prefix, however many lines its next hops take)."""
+    return int(router.run("ip -{} route show proto bgp | grep -c '^[0-9a-f]'".format(
+        6 if ipv6 else 4)).strip() or 0)
 
 
 def restart_every_bgpd(tgen, variant, config_of, emptied):

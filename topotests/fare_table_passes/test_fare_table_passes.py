@@ -2,38 +2,42 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 test_fare_table_passes.py: the module's passes over the whole table at
-100,000 prefixes, in tasks of at most 20 ms (doc/user/fare.rst "Sessions
-that come and go").
+100,000 IPv4 and 100,000 IPv6 prefixes, in tasks of at most 20 ms
+(doc/user/fare.rst "Sessions that come and go").
 
-                 +--300G-- to-r2-1 --+
-  r3 (65003) --1000G-- r1 (65001)    r2 (65002): 100,000 /32s
-  r4 (65004) --1000G--/  averaged    |  (sharpd, redistributed),
-                 +--100G-- to-r2-2 --+  bgp fare originate
+                        +--300G-- to-r2-1 --+
+  r3 (4200000003) --1000G-- r1 (4200000001)  r2 (4200000002): 100,000
+  r4 (4200000004) --1000G--/  averaged       |  IPv4 /32s and 100,000
+                        +--100G-- to-r2-2 --+   IPv6 /128s (sharpd,
+                                                redistributed),
+                                                bgp fare originate
 
+4-octet ASNs; one IPv4 and one IPv6 session (global addresses) per link.
 Link bandwidths are zebra's interface `bandwidth` (FARE-3). r1 runs in
 averaged mode with `bgp fare hold-down 0` and `debug bgp fare`.
 
-1. r1 installs the 100,000 prefixes in its kernel with weights 3:1
-   (FARE-4); r3 receives each with the averaged value (WP-2): the sum of
-   the received Path Bandwidths, 400G, over N = 2 outgoing sessions (r3's
-   and r4's; r2's are those the route came over): 200G.
+1. r1 installs the prefixes of both families in its kernel with weights
+   3:1 (FARE-4); r3 receives each with the averaged value (WP-2): the sum
+   of the received Path Bandwidths, 400G, over N = 2 outgoing sessions of
+   the family (r3's and r4's; r2's are those the route came over): 200G.
 2. r1's second link to r2 at 200G: the re-evaluation walks every route in
-   averaged mode, once: its debug line says "100000 of 100000 route(s)
-   re-evaluated in K task(s)" (K is printed: here the walk itself, which
-   only queues each route for bgpd, fits in one task of 20 ms at this
-   size); the kernel holds 3:2 for all 100,000 prefixes, and r3 gets
-   500G / 2 = 250G for each of them (`show bgp ipv4 fare json`).
-3. r1 shuts its session to r4: N = 1, and the re-announcement builds
-   every route again for each update sub-group, in tasks: its debug line
-   "routes re-announced to S update sub-group(s) in T task(s)" has T
-   larger than S (a sub-group's table spans tasks, each resuming after
-   the last prefix done, the walk the re-evaluation uses too); r3 gets
-   500G for every prefix, and r1's kernel keeps 3:2 (nothing is sent to
-   zebra for N). The session back: 250G again for every prefix. r4's new
-   update sub-group shares r3's update group (the same link speed): the
-   pass keeps every sub-group from merging until it is through it (once,
-   before, r3 kept 500G for the prefixes a pass had not reached when the
-   sub-groups merged).
+   averaged mode, once, the IPv4 table and then the IPv6 one: its debug
+   line says "200000 of 200000 route(s) re-evaluated in K task(s)" (K is
+   printed: here the walk itself, which only queues each route for bgpd,
+   takes one or two tasks of 20 ms at this size); the kernel holds 3:2 for
+   every prefix, and r3 gets 500G / 2 = 250G for each of them (`show bgp
+   ipv4 fare json`, `show bgp ipv6 fare json`).
+3. r1 shuts both its sessions to r4: N = 1 in each family, and the
+   re-announcement builds every route again for each update sub-group of
+   both families, in tasks: its debug line "routes re-announced to S
+   update sub-group(s) in T task(s)" has T larger than S (a sub-group's
+   table spans tasks, each resuming after the last prefix done, the walk
+   the re-evaluation uses too); r3 gets 500G for every prefix, and r1's
+   kernel keeps 3:2 (nothing is sent to zebra for N). The sessions back:
+   250G again for every prefix. r4's new update sub-groups share r3's
+   update groups (the same link speed): the pass keeps every sub-group
+   from merging until it is through it (once, before, r3 kept 500G for
+   the prefixes a pass had not reached when the sub-groups merged).
 """
 
 import os
@@ -45,26 +49,30 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare.benchlib import add_prefix_host, bgp_route_count, kernel_weights_by_group, kill_every_bgpd
+from fare.benchlib import (SHARP_ROUTES, SHARP_ROUTES6, add_prefix_host, bgp_route_count,
+                           kernel_weights_by_group, kill_every_bgpd)
 from fare.common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
 from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
 
 N = 100000
-BASE = "10.201.0.0"
-# the first, a middle and the last of the /32s
-SAMPLES = ["10.201.0.0/32", "10.201.195.80/32", "10.202.134.159/32"]
+BASE = {False: "10.201.0.0", True: "2001:db8:2::"}
+NEXTHOP = {False: "192.0.2.2", True: "2001:db8:ffff::2"}
+# the first, a middle and the last of each family's prefixes
+SAMPLES = {False: ["10.201.0.0/32", "10.201.195.80/32", "10.202.134.159/32"],
+           True: ["2001:db8:2::/128", "2001:db8:2::c350/128", "2001:db8:2::1:869f/128"]}
+FAMILIES = (False, True)  # ipv6
 FABRIC = Fabric(
-    {"r1": 65001, "r2": 65002, "r3": 65003, "r4": 65004},
+    {"r1": 4200000001, "r2": 4200000002, "r3": 4200000003, "r4": 4200000004},
     [("r1", "r2", 300), ("r1", "r2", 100), ("r1", "r3", 1000), ("r1", "r4", 1000)],
     fare_lines={"r1": [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down 0"],
                 "r2": [" bgp fare", " bgp fare originate"]},
-    extra={"r2": [" address-family ipv4 unicast", "  redistribute sharp", " exit-address-family"]},
+    extra={"r2": [" address-family ipv4 unicast", "  redistribute sharp", " exit-address-family",
+                  " address-family ipv6 unicast", "  redistribute sharp", " exit-address-family"]},
     link_config="interface",
-    ipv6_sessions=False,
 )
-R4 = FABRIC.neighbor("r1", "r4")
+R4 = [FABRIC.neighbor("r1", "r4", ipv6) for ipv6 in FAMILIES]
 
 
 def config_of(name):
@@ -84,7 +92,12 @@ def prepare(tgen):
 
 def setup_module(mod):
     tgen = start_fabric(mod, FABRIC, config_of, daemons_of, prepare=prepare)
-    tgen.gears["r2"].vtysh_cmd("sharp install routes {} nexthop 192.0.2.2 {}".format(BASE, N))
+    r2 = tgen.gears["r2"]
+    # sharpd installs one batch at a time: each family's after the other
+    for ipv6 in FAMILIES:
+        r2.vtysh_cmd("sharp install routes {} nexthop {} {}".format(BASE[ipv6], NEXTHOP[ipv6], N))
+        count = SHARP_ROUTES6 if ipv6 else SHARP_ROUTES
+        assert wait_for(lambda: int(r2.run(count)), N, count=120) == N
 
 
 def teardown_module(_mod):
@@ -92,29 +105,35 @@ def teardown_module(_mod):
     # stopping with 100,000 routes to remove can outlast the library)
     tgen = get_topogen()
     kill_every_bgpd(tgen)
-    tgen.gears["r2"].vtysh_cmd("sharp remove routes {} {}".format(BASE, N))
-    wait_for(lambda: bgp_route_count(tgen.gears["r1"]), 0, count=120)
+    for ipv6 in FAMILIES:
+        tgen.gears["r2"].vtysh_cmd("sharp remove routes {} {}".format(BASE[ipv6], N))
+        wait_for(lambda: bgp_route_count(tgen.gears["r1"], ipv6), 0, count=120)
     tgen.stop_topology()
+
+
+def _afi(ipv6):
+    return "ipv6" if ipv6 else "ipv4"
 
 
 def _value_gbps(router, prefix):
     "The Path Bandwidth (Gb/s) of router's path to prefix, None without one."
-    j = vtysh_json(router, "show bgp ipv4 fare {} json".format(prefix))
+    j = vtysh_json(router, "show bgp {} fare {} json".format(_afi(":" in prefix), prefix))
     paths = j.get("prefixes", {}).get(prefix, {}).get("paths", [])
     return round(paths[0]["pathBandwidthBytesPerSec"] / GBPS) if len(paths) == 1 else None
 
 
 def _values(router):
-    return {p: _value_gbps(router, p) for p in SAMPLES}
+    return {p: _value_gbps(router, p) for ipv6 in FAMILIES for p in SAMPLES[ipv6]}
 
 
-def _value_counts(router):
+def _value_counts(router, ipv6):
     """{Path Bandwidth in Gb/s: prefixes with it} over router's whole
-    table (`show bgp ipv4 fare json`, streamed by bgpd)."""
+    table of the family (`show bgp ipv4|ipv6 fare json`, streamed by
+    bgpd)."""
     counts = {}
-    j = vtysh_json(router, "show bgp ipv4 fare json")
+    j = vtysh_json(router, "show bgp {} fare json".format(_afi(ipv6)))
     for prefix, entry in j.get("prefixes", {}).items():
-        if not prefix.startswith("10.20"):
+        if not prefix.startswith("2001:db8:2::" if ipv6 else "10.20"):
             continue
         paths = entry.get("paths", [])
         gbps = round(paths[0]["pathBandwidthBytesPerSec"] / GBPS) if len(paths) == 1 else None
@@ -132,66 +151,88 @@ REEVAL = r"FARE: VRF default: [^\n]*?, (\d+) of (\d+) route\(s\) re-evaluated in
 REANNOUNCE = r"FARE: VRF default: routes re-announced to (\d+) update sub-group\(s\) in (\d+) task\(s\)"
 
 
+def _kernel_weights(router):
+    "{ipv6: the kernel's nexthop groups of the family's prefixes}"
+    return {ipv6: kernel_weights_by_group(router, ipv6) for ipv6 in FAMILIES}
+
+
+def _all_values(router):
+    "{ipv6: {Gb/s: prefixes}} over router's whole tables"
+    return {ipv6: _value_counts(router, ipv6) for ipv6 in FAMILIES}
+
+
 def test_table_installed():
-    "100,000 prefixes at 3:1 in r1's kernel; r3 gets 400G / 2 = 200G."
+    "100,000 prefixes of each family at 3:1 in r1's kernel; r3 gets 400G / 2 = 200G."
     tgen = tgen_or_skip()
     r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
     t0 = time.time()
-    got = wait_for(lambda: bgp_route_count(r1), N, count=240)
-    assert got == N, got
-    exp = [(N, {"to-r2-1": 3, "to-r2-2": 1})]
-    assert wait_for(lambda: kernel_weights_by_group(r1), exp, count=60) == exp
-    exp = {p: 200 for p in SAMPLES}
+    for ipv6 in FAMILIES:
+        got = wait_for(lambda: bgp_route_count(r1, ipv6), N, count=240)
+        assert got == N, (ipv6, got)
+    exp = {ipv6: [(N, {"to-r2-1": 3, "to-r2-2": 1})] for ipv6 in FAMILIES}
+    assert wait_for(lambda: _kernel_weights(r1), exp, count=60) == exp
+    exp = {p: 200 for ipv6 in FAMILIES for p in SAMPLES[ipv6]}
     assert wait_for(lambda: _values(r3), exp, count=120) == exp
-    sys.stderr.write("fare_table_passes: {} prefixes installed and propagated in {:.0f} s\n".format(
-        N, time.time() - t0))
+    sys.stderr.write("fare_table_passes: 2 x {} prefixes installed and propagated in {:.0f} s\n"
+                     .format(N, time.time() - t0))
 
 
 def test_reevaluation_in_tasks():
-    "r1's second link to r2 at 200G: every route re-evaluated, in several tasks; 3:2 in the kernel, 250G to r3."
+    "r1's second link to r2 at 200G: every route of both families re-evaluated once; 3:2 in the kernel, 250G to r3."
     tgen = tgen_or_skip()
     r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
     before = len(_log_matches(r1, REEVAL))
     r1.vtysh_cmd("configure terminal\ninterface to-r2-2\nbandwidth 200000\n")
-    exp = [(N, {"to-r2-1": 3, "to-r2-2": 2})]
-    assert wait_for(lambda: kernel_weights_by_group(r1), exp, count=120) == exp
+    exp = {ipv6: [(N, {"to-r2-1": 3, "to-r2-2": 2})] for ipv6 in FAMILIES}
+    assert wait_for(lambda: _kernel_weights(r1), exp, count=120) == exp
     # logged at the pass's end, before the last route reached the kernel
     passes = _log_matches(r1, REEVAL)[before:]
-    # the one pass over the whole table (every route: averaged mode)
-    full = [p for p in passes if p[0] == N]
-    assert len(full) == 1 and full[0][1] == N and full[0][2] >= 1, passes
-    sys.stderr.write("fare_table_passes: re-evaluation of {} routes in {} tasks\n".format(N, full[0][2]))
-    exp = {p: 250 for p in SAMPLES}
+    # the one pass over both whole tables (every route: averaged mode)
+    full = [p for p in passes if p[0] == 2 * N]
+    assert len(full) == 1 and full[0][1] == 2 * N and full[0][2] >= 1, passes
+    sys.stderr.write("fare_table_passes: re-evaluation of {} routes in {} tasks\n".format(
+        2 * N, full[0][2]))
+    exp = {p: 250 for ipv6 in FAMILIES for p in SAMPLES[ipv6]}
     assert wait_for(lambda: _values(r3), exp, count=120) == exp
-    assert wait_for(lambda: _value_counts(r3), {250: N}, count=30) == {250: N}
+    exp = {ipv6: {250: N} for ipv6 in FAMILIES}
+    assert wait_for(lambda: _all_values(r3), exp, count=30) == exp
+
+
+def _r4_sessions(r1, shut):
+    r1.vtysh_cmd("configure terminal\nrouter bgp 4200000001\n" + "".join(
+        "{}neighbor {} shutdown\n".format("" if shut else "no ", addr) for addr in R4))
 
 
 def test_reannouncement_in_tasks():
-    "r1's session to r4 shut: N = 1, every route built again in tasks, 500G to r3; back: 250G."
+    "r1's sessions to r4 shut: N = 1, every route built again in tasks, 500G to r3; back: 250G."
     tgen = tgen_or_skip()
     r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
     before = len(_log_matches(r1, REANNOUNCE))
-    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nneighbor {} shutdown\n".format(R4))
-    exp = {p: 500 for p in SAMPLES}
+    _r4_sessions(r1, shut=True)
+    exp = {p: 500 for ipv6 in FAMILIES for p in SAMPLES[ipv6]}
     assert wait_for(lambda: _values(r3), exp, count=120) == exp
     # every prefix, not only the samples
     t0 = time.time()
-    assert wait_for(lambda: _value_counts(r3), {500: N}, count=30) == {500: N}
-    sys.stderr.write("fare_table_passes: r3's whole table read in {:.1f} s\n".format(time.time() - t0))
+    exp = {ipv6: {500: N} for ipv6 in FAMILIES}
+    assert wait_for(lambda: _all_values(r3), exp, count=30) == exp
+    sys.stderr.write("fare_table_passes: r3's whole tables read in {:.1f} s\n".format(
+        time.time() - t0))
     assert wait_for(lambda: len(_log_matches(r1, REANNOUNCE)) > before, True, count=30) is True
     passes = _log_matches(r1, REANNOUNCE)[before:]
     # a sub-group's table spans tasks
     assert any(tasks > subgrps for subgrps, tasks in passes), passes
     sys.stderr.write("fare_table_passes: re-announcements (sub-groups, tasks): {}\n".format(passes))
     # the weights do not depend on N
-    assert kernel_weights_by_group(r1) == [(N, {"to-r2-1": 3, "to-r2-2": 2})]
-    r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno neighbor {} shutdown\n".format(R4))
-    exp = {p: 250 for p in SAMPLES}
+    exp = {ipv6: [(N, {"to-r2-1": 3, "to-r2-2": 2})] for ipv6 in FAMILIES}
+    assert _kernel_weights(r1) == exp
+    _r4_sessions(r1, shut=False)
+    exp = {p: 250 for ipv6 in FAMILIES for p in SAMPLES[ipv6]}
     assert wait_for(lambda: _values(r3), exp, count=120) == exp
-    # r4's new sub-group is in r3's update group (the same link speed):
-    # none of them may merge before the pass is through it, else r3 keeps
-    # 500G for the prefixes the pass had not reached
-    assert wait_for(lambda: _value_counts(r3), {250: N}, count=30) == {250: N}
+    # r4's new sub-groups are in r3's update groups (the same link
+    # speed): none of them may merge before the pass is through it, else
+    # r3 keeps 500G for the prefixes the pass had not reached
+    exp = {ipv6: {250: N} for ipv6 in FAMILIES}
+    assert wait_for(lambda: _all_values(r3), exp, count=30) == exp
 
 
 if __name__ == "__main__":
