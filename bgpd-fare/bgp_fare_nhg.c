@@ -5,17 +5,24 @@
  * the module keeps there, one per distinct weighted next-hop set of a VRF
  * (the key, core/fare_nhg.h), instead of its own next hops (patch 0021's
  * bgp_zebra_route_nhg hook). When the weights of a set change (a link's
- * bandwidth, a hold-down's end, a new Path Bandwidth), every route of its
- * group is re-announced with the new set. The first such announcement of
- * a group whose new set no other group has replaces the group in place
- * at once (fare_nhg_ahead()): one ZEBRA_NHG_ADD of the same id (one
+ * bandwidth, a hold-down's end, a new Path Bandwidth), the routes of its
+ * group are re-announced with their new sets.
+ *
+ * A change of this router's own (a link's bandwidth, a hold-down's end)
+ * changes every route over the link alike: the first announcement of a
+ * group with a new set that no other group has replaces the group in
+ * place at once (fare_nhg_ahead()): one ZEBRA_NHG_ADD of the same id (one
  * RTM_NEWNEXTHOP), and the routes that follow with the same set are not
- * sent again. Once bgpd has processed and sent everything
- * (fare_nhg_settle()), the routes that did not follow (not re-announced,
- * or with another set) move to the group of their set and are sent again
- * (or, when they are the most, the group goes back to its set and those
- * that followed move), and a group no route uses is deleted
- * (ZEBRA_NHG_DEL, id freed). Ids come from bgpd's L3 nexthop group
+ * sent again. A new Path Bandwidth from a neighbor may change only some
+ * of a group's routes (those of one origin), so its routes wait instead:
+ * the group is replaced in place once every one of its routes waits with
+ * one same new set, and no route runs with weights that are not its own
+ * meanwhile. Once bgpd has processed and sent everything and no route
+ * has changed for FARE_NHG_QUIET_MSEC (fare_nhg_settle()), the routes
+ * that did not follow (not re-announced, or with another set) move to
+ * the group of their set and are sent again (or, when they are the most,
+ * the group goes back to its set and those that followed move), and a
+ * group no route uses is deleted (ZEBRA_NHG_DEL, id freed). Ids come from bgpd's L3 nexthop group
  * allocator (bgp_nhg.c). When bgpd connects to zebra again (zebra
  * restarted), every group goes to zebra again ahead of its first route
  * (fare_nhg_connection_check()). Calls down into the instance records only.
@@ -52,9 +59,15 @@ DEFINE_MTYPE_STATIC(FARE, FARE_NHG_ROUTE, "FARE nexthop group route");
 /* Announcements of the routes of a group wait this long for the rest of
  * the pass (the re-announcement of every route of the group) before the
  * group is replaced or its routes moved, and longer while bgpd still has
- * routes to process or to send to zebra.
+ * routes to process or to send to zebra, or while routes go on changing:
+ * until none has for FARE_NHG_QUIET_MSEC (a neighbor's UPDATEs come in
+ * bursts, each session's apart: a route whose paths change one session
+ * at a time passes through a set per session), at most
+ * FARE_NHG_SETTLE_MAX_MSEC after the first route began to wait.
  */
-#define FARE_NHG_SETTLE_MSEC 5
+#define FARE_NHG_SETTLE_MSEC	 5
+#define FARE_NHG_QUIET_MSEC	 50
+#define FARE_NHG_SETTLE_MAX_MSEC 1000
 
 
 static int fare_nhg_cmp(const struct fare_nhg *a, const struct fare_nhg *b)
@@ -188,6 +201,7 @@ static void fare_nhg_gc(struct fare_nhg *g)
 	fare_nhgs_del(&fare_nhgs, g);
 	bgp_nhg_id_free(g->id);
 	fare_nhg_members_fini(&g->routes);
+	XFREE(MTYPE_FARE_NHG_KEY, g->pending_key);
 	XFREE(MTYPE_FARE_NHG_KEY, g->key);
 	XFREE(MTYPE_FARE_NHG, g);
 }
@@ -205,6 +219,9 @@ static void fare_nhg_settle_later(void)
 /* Routes                                                               */
 /* ------------------------------------------------------------------ */
 
+static bool fare_nhg_replaceable(struct fare_nhg *g, const struct fare_nhg_key *key);
+static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key);
+
 static struct fare_nhg_route *fare_nhg_route_find(const struct bgp_dest *dest)
 {
 	struct fare_nhg_route ref = { .dest = dest };
@@ -212,13 +229,43 @@ static struct fare_nhg_route *fare_nhg_route_find(const struct bgp_dest *dest)
 	return fare_nhg_routes_find(&fare_nhg_routes, &ref);
 }
 
+/* when bgpd announced the first route of those waiting now with a new
+ * set, and the last (fare_nhg_settle() waits for quiet)
+ */
+static struct timeval fare_nhg_wait_first, fare_nhg_wait_last;
+
+/* Route r of its group waits for a move to a group of r->want */
+static void fare_nhg_pending_add(struct fare_nhg_route *r)
+{
+	struct fare_nhg *g = r->group;
+
+	fare_nhg_pending_add_tail(&fare_nhg_pending, r);
+	if (!g->pending++) {
+		g->pending_key = fare_nhg_key_dup(r->want);
+		g->pending_same = 1;
+	} else if (fare_nhg_key_equal(g->pending_key, r->want)) {
+		g->pending_same++;
+	}
+}
+
+/* Route r waits no more (r->want is the caller's) */
+static void fare_nhg_pending_remove(struct fare_nhg_route *r)
+{
+	struct fare_nhg *g = r->group;
+
+	if (fare_nhg_key_equal(g->pending_key, r->want))
+		g->pending_same--;
+	if (!--g->pending)
+		XFREE(MTYPE_FARE_NHG_KEY, g->pending_key);
+	fare_nhg_pending_del(&fare_nhg_pending, r);
+}
+
 static void fare_nhg_route_unwait(struct fare_nhg_route *r)
 {
 	if (!r->want)
 		return;
+	fare_nhg_pending_remove(r);
 	XFREE(MTYPE_FARE_NHG_KEY, r->want);
-	fare_nhg_pending_del(&fare_nhg_pending, r);
-	r->group->pending--;
 }
 
 static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
@@ -373,7 +420,7 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	 */
 	g = r->group;
 	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key) && !g->prev_key &&
-	    fare_nhg_key_same_nexthops(g->key, key) && !fare_nhg_find(key)) {
+	    g->ahead_due && fare_nhg_key_same_nexthops(g->key, key) && !fare_nhg_find(key)) {
 		fare_nhg_route_unwait(r);
 		fare_nhg_ahead(g, key);
 		key = fare_nhg_key_dup(g->key);
@@ -385,11 +432,20 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 			r->confirmed = 0;
 		}
 		r->want = key;
-		r->group->pending++;
-		fare_nhg_pending_add_tail(&fare_nhg_pending, r);
-		fare_nhg_settle_later();
-		*unchanged = true;
-		return 0;
+		fare_nhg_pending_add(r);
+		monotime(&fare_nhg_wait_last);
+		if (fare_nhg_pending_count(&fare_nhg_pending) == 1)
+			fare_nhg_wait_first = fare_nhg_wait_last;
+		if (g->prev_key || !fare_nhg_replaceable(g, key)) {
+			fare_nhg_settle_later();
+			*unchanged = true;
+			return 0;
+		}
+		/* every route of the group waits with this one set (a new
+		 * Path Bandwidth for all of them): replaced in place now
+		 */
+		fare_nhg_replace(g, key);
+		key = fare_nhg_key_dup(g->key);
 	}
 	fare_nhg_route_unwait(r);
 
@@ -453,14 +509,8 @@ static void fare_nhg_route_resend(struct fare_nhg_route *r)
  */
 static bool fare_nhg_replaceable(struct fare_nhg *g, const struct fare_nhg_key *key)
 {
-	struct fare_nhg_route *r;
-
-	if (g->pending != fare_nhg_users(g) || fare_nhg_find(key))
-		return false;
-	frr_each (fare_nhg_pending, &fare_nhg_pending, r)
-		if (r->group == g && !fare_nhg_key_equal(r->want, key))
-			return false;
-	return true;
+	return g->pending == fare_nhg_users(g) && g->pending_same == g->pending &&
+	       fare_nhg_key_equal(g->pending_key, key) && !fare_nhg_find(key);
 }
 
 static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key)
@@ -487,8 +537,7 @@ static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key)
 static void fare_nhg_route_wait(struct fare_nhg_route *r, const struct fare_nhg_key *key)
 {
 	r->want = fare_nhg_key_dup(key);
-	r->group->pending++;
-	fare_nhg_pending_add_tail(&fare_nhg_pending, r);
+	fare_nhg_pending_add(r);
 }
 
 /* Group g was replaced ahead of its routes: the routes that were not
@@ -550,6 +599,19 @@ static void fare_nhg_settle(struct event *event)
 					     FARE_NHG_SETTLE_MSEC, &t_settle);
 			return;
 		}
+	/* routes still change: more UPDATEs may be on their way */
+	if (fare_nhg_pending_count(&fare_nhg_pending)) {
+		int64_t quiet = monotime_since(&fare_nhg_wait_last, NULL) / 1000;
+		int64_t waited = monotime_since(&fare_nhg_wait_first, NULL) / 1000;
+
+		if (quiet < FARE_NHG_QUIET_MSEC && waited < FARE_NHG_SETTLE_MAX_MSEC) {
+			event_add_timer_msec(bm->master, fare_nhg_settle, NULL,
+					     MIN(FARE_NHG_QUIET_MSEC - quiet,
+						 FARE_NHG_SETTLE_MAX_MSEC - waited),
+					     &t_settle);
+			return;
+		}
+	}
 
 	fare_nhg_connection_check();
 	frr_each_safe (fare_nhgs, &fare_nhgs, g)
@@ -570,16 +632,17 @@ static void fare_nhg_settle(struct event *event)
 			continue;
 		}
 		/* it moves: bgpd sends it again with its new group */
+		fare_nhg_pending_remove(r);
 		g = fare_nhg_get(&r->want);
-		fare_nhg_pending_del(&fare_nhg_pending, r);
-		r->group->pending--;
 		fare_nhg_route_assign(r, g);
 		if (g && !g->installed)
 			fare_nhg_install(g);
 		fare_nhg_route_resend(r);
 	}
-	frr_each_safe (fare_nhgs, &fare_nhgs, g)
+	frr_each_safe (fare_nhgs, &fare_nhgs, g) {
+		g->ahead_due = false;
 		fare_nhg_gc(g);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -632,6 +695,7 @@ static void fare_nhg_refresh_due(struct fare_instance *fi, bool all)
 		if (g->key->vrf_id != fi->bgp->vrf_id || g->prev_key)
 			continue;
 		groups++;
+		g->ahead_due = true;
 		frr_each (fare_nhg_members, &g->routes, r) {
 			struct bgp_dest *dest = (struct bgp_dest *)r->dest;
 
@@ -659,6 +723,7 @@ static void fare_nhg_refresh_due(struct fare_instance *fi, bool all)
 			g->replaced_early++;
 	}
 	XFREE(MTYPE_TMP, probes);
+	fare_nhg_settle_later(); /* the marks go with the pass */
 	if (FARE_DEBUG && groups)
 		zlog_debug("FARE: %s: %u of %u nexthop group(s) re-evaluated ahead of their routes",
 			   fi->bgp->name_pretty, n, groups);

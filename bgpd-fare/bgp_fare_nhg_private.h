@@ -30,9 +30,20 @@ struct fare_nhg {
 	struct fare_nhg_members_head routes; /* the routes assigned to it */
 	uint32_t sent_users;		     /* routes zebra has on it */
 	uint32_t pending;		     /* its routes announced with another key */
-	bool installed;			     /* sent to zebra (this connection) */
-	uint64_t replaced;		     /* times replaced in place */
-	uint64_t replaced_early;	     /* of those, before bgpd's pass (refresh_due) */
+	/* the key its first route waiting was announced with, and how many
+	 * of those waiting have it: when all its routes do, it is replaced
+	 * in place at once (fare_nhg_replaceable())
+	 */
+	struct fare_nhg_key *pending_key;
+	uint32_t pending_same;
+	/* a change of this router's own is due (fare_nhg_refresh_due()):
+	 * the first of its routes with new weights replaces it ahead of the
+	 * others (fare_nhg_ahead())
+	 */
+	bool ahead_due;
+	bool installed;		 /* sent to zebra (this connection) */
+	uint64_t replaced;	 /* times replaced in place */
+	uint64_t replaced_early; /* of those, before bgpd's pass (refresh_due) */
 	/* times sent to zebra: each replaces the kernel's group, whose
 	 * per-member packet counters start again from 0 (bgp_fare_traffic.c)
 	 */

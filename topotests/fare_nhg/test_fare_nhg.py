@@ -73,7 +73,18 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    meanwhile has no route left and is deleted (gone from the show at
    once, and from the kernel once zebra's `zebra nexthop-group keep`
    time, 1 s here, is over).
-5. `no bgp fare nexthop-groups`: the routes go back to zebra's own
+5. A new Path Bandwidth from r3 for half the IPv4 prefixes only (r3's
+   `bgp fare multihoming prefix-list FAREHALF factor 2`: 5G for them):
+   r1 weighs them 1:1 and they move to a group of their own; the others
+   keep the shared group, which the monitor (compat mode 0) never sees
+   replaced: its weights stay 1:2 all along, so no prefix runs with
+   weights not its own meanwhile; one route event per prefix of the half
+   and none for the others. (Before, the first route of the half replaced
+   the shared group in place ahead of the others, as for a change of
+   r1's own, and every prefix of the group ran at 1:1 until the others
+   were found not to follow.) The factor removed: the half is back on the
+   shared group, and the group it had is deleted.
+6. `no bgp fare nexthop-groups`: the routes go back to zebra's own
    groups, the module's are deleted; the knob is written back by `show
    running-config` only when set. With the knob off, `show bgp fare
    traffic` finds zebra's group of the routes from the kernel's table
@@ -102,6 +113,9 @@ N = int(os.environ.get("FARE_NHG_PREFIXES", "6"))
 PREFIXES = ["172.{}.{}.0/24".format(16 + i // 256, i % 256) for i in range(N)]
 PREFIXES6 = ["2001:db8:16:{:x}::/64".format(i) for i in range(N)]
 MOVER = PREFIXES[0]
+# the IPv4 prefixes r3 gives a multihoming factor in step 4 (MOVER not
+# among them)
+HALF = PREFIXES[N // 2:]
 # a second address of r3 on its link to r1 (link 2), MOVER's next hop in
 # step 4
 MOVER_NH = "10.100.2.3"
@@ -115,9 +129,14 @@ FABRIC = Fabric(
                   "ip prefix-list ISMOVER seq 5 permit {}".format(MOVER),
                   "route-map MOVERNH permit 10", " match ip address prefix-list ISMOVER",
                   " set ip next-hop {}".format(MOVER_NH), "exit",
-                  "route-map MOVERNH permit 20", "exit"],
+                  "route-map MOVERNH permit 20", "exit"] +
+                 ["ip prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
+                  for i, p in enumerate(HALF, 1)],
            # zebra deletes a group no route uses after this (180 s by default)
-           "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"]},
+           "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"],
+           # a finite value from the origin (not max), so that r3's
+           # multihoming factor divides something its link does not cap
+           "r4": [" bgp fare originate 10G"]},
     link_config="interface",
 )
 MONITOR = "/tmp/fare_nhg_monitor.txt"
@@ -605,6 +624,62 @@ def test_prefix_moves_when_its_vector_changes():
     assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
                     "") == ""
     r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
+
+
+def test_remote_change_of_some_prefixes():
+    """A new Path Bandwidth from r3 for half the IPv4 prefixes: they move
+    to a group of their set, the shared group is never replaced; back:
+    the half on the shared group again, its interim group deleted."""
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    if "ipv4" not in STATE:
+        pytest.skip("no shared groups")
+    gid, gid6 = STATE["ipv4"], STATE["ipv6"]
+    rest = PREFIXES[:N // 2]
+    assert _shared(r1, PREFIXES) == gid
+    # r3's value for the half halved: 1:2 (r1's link to r2 at 5G, after the
+    # tests before) becomes 1:1; 1:1 (this test alone) becomes 2:1
+    before = _group_members(r1, gid)
+    half_exp = {"to-r2": 1, "to-r3": 1} if before == {"to-r2": 1, "to-r3": 2} else {
+        "to-r2": 2, "to-r3": 1}
+    replaced = {g: _module_groups(r1)[g]["replacedInPlace"] for g in (gid, gid6)}
+    r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
+    _monitor_start(r1)
+    try:
+        r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
+                     "bgp fare multihoming prefix-list FAREHALF factor 2\n")
+        assert wait_for(lambda: _shared(r1, HALF) not in (None, gid), True, count=100,
+                        wait=0.1) is True, _nhids(r1, PREFIXES)
+        moved = _shared(r1, HALF)
+        assert wait_for(lambda: _group_members(r1, moved), half_exp) == half_exp
+    finally:
+        monitor = _monitor_stop(r1)
+        r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
+    sys.stderr.write("fare_nhg: half the prefixes changed by r3:\n{}\n".format(
+        "\n".join(monitor.splitlines()[:40])))
+    # the others kept their group and weights, and the group was never
+    # replaced: not in the monitor, not counted
+    assert _nhids(r1, rest) == {p: gid for p in rest}
+    assert _group_members(r1, gid) == before
+    lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
+    assert not [l for l in lines if re.search(r"\bid ({}|{}) ".format(gid, gid6), l)], monitor
+    groups = _module_groups(r1)
+    assert {g: groups[g]["replacedInPlace"] for g in (gid, gid6)} == replaced, groups
+    assert (groups[gid]["prefixes"], groups[moved]["prefixes"]) == (N - len(HALF), len(HALF))
+    # one route event per prefix of the half, none for the others
+    ours = set(PREFIXES + PREFIXES6)
+    events = sorted(p for l in lines for p in l.split()[1:3] if p in ours)
+    assert events == sorted(HALF), monitor
+    assert _shared(r1, PREFIXES6) == gid6
+
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
+                 "no bgp fare multihoming prefix-list FAREHALF factor 2\n")
+    assert wait_for(lambda: _shared(r1, PREFIXES), gid) == gid
+    assert wait_for(lambda: moved in _module_groups(r1), False) is False
+    assert _module_groups(r1)[gid]["prefixes"] == N
+    assert _group_members(r1, gid) == before
+    assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
+                    "") == ""
 
 
 def test_knob_off_and_config():
