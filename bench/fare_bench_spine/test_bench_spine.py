@@ -60,7 +60,7 @@ import pytest
 from lib.topogen import TopoRouter, get_topogen
 from fare.benchlib import (add_prefix_host, bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks,
                            kernel_events, kernel_weights_by_group, kill_every_bgpd,
-                           restart_every_bgpd, start_monitor)
+                           restart_every_bgpd, start_monitor, SHARP_ROUTES)
 from fare.common import report, start_fabric, wait_for
 from fare.fabric import Fabric
 
@@ -223,7 +223,7 @@ def test_spine(variant):
                                        .format(_base(leaf), PER_LEAF))
         for leaf in LEAVES:
             router = tgen.gears[leaf]
-            assert wait_for(lambda: int(router.run(r"ip -4 route show | grep -c '^10\.2'")),
+            assert wait_for(lambda: int(router.run(SHARP_ROUTES)),
                             PER_LEAF, count=300) == PER_LEAF
     fare = variant.startswith("fare")
     t_start = restart_every_bgpd(tgen, variant, _config, ("spine", INGRESS))
@@ -235,11 +235,13 @@ def test_spine(variant):
     res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
            "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
            "rss_ingress": bgpd_hwm_mb(ingress)}
+    # leaf8's kernel from here on: 5 s of quiet first, then the event
+    mon_i, pid_i = start_monitor(tgen.logdir, ingress, variant)
+    t_idle = time.time()
     time.sleep(5)
 
     # local event at the spine: its first link to leaf1 drops to 50G
     mon, pid = start_monitor(tgen.logdir, spine, variant)
-    mon_i, pid_i = start_monitor(tgen.logdir, ingress, variant)
     cpu0 = {n: bgpd_cpu(r) for n, r in tgen.routers().items()}
     t0 = time.time()
     spine.vtysh_cmd("configure terminal\ninterface to-leaf1-1\nbandwidth 50000")
@@ -254,6 +256,7 @@ def test_spine(variant):
     res["local"] = kernel_events(mon, t0)
     res["local"]["cpu"] = sum(bgpd_cpu(r) - cpu0[n] for n, r in tgen.routers().items())
     res["ingress_events"] = kernel_events(mon_i, t0)
+    res["ingress_idle"] = kernel_events(mon_i, t_idle, t0)
     spine.vtysh_cmd("configure terminal\ninterface to-leaf1-1\nbandwidth 400000")
     assert wait_for(lambda: _spine_state(spine), cold, count=600, wait=0.5) == cold, variant
     time.sleep(3)
@@ -311,7 +314,13 @@ def test_report():
     lines.append("the spine's longest tasks: " + "; ".join(
         "{} {} / {}".format(NAMES[v], *RESULTS[v]["stall_names"]) for v in VARIANTS
         if v in RESULTS))
-    if any(r[e]["lost"] for r in RESULTS.values() for e in ("local", "ingress_events")):
+    lines.append("leaf8's kernel after the local event (last change ms) / in the 5 s before "
+                 "it (nexthop / route): " + "; ".join(
+                     "{} {} / {}".format(NAMES[v], _last(RESULTS[v]["ingress_events"]),
+                                         _count(RESULTS[v]["ingress_idle"]))
+                     for v in VARIANTS if v in RESULTS))
+    if any(r[e]["lost"] for r in RESULTS.values()
+           for e in ("local", "ingress_events", "ingress_idle")):
         lines.append(">=: the monitor's socket overflowed and lost some events")
     base = RESULTS.get("ecmp")
     if base:
