@@ -38,8 +38,11 @@ Figures per variant:
   net.ipv4.nexthop_compat_mode=0), and the bgpd CPU of all routers until
   3 s after the spine's kernel holds the new weights (the spine also
   re-advertises leaf1's prefixes with a new Path Bandwidth on 56
-  sessions); leaf8's kernel events over the same interval (none expected:
-  its 8 paths all cross the spine);
+  sessions); leaf8's kernel events over the same interval and the time of
+  the last one (leaf1's prefixes come to leaf8 with a new value on each
+  of its 8 sessions, one session's UPDATEs after another's: the weights
+  end as they were, equal, and whatever changes meanwhile is transient),
+  and over the 5 s before the event (leaf8 settled: none expected);
 - a session reset: `clear bgp` of the spine's first session to leaf1, and
   the spine's bgpd CPU and the wall time until it has the leaf's N/8
   prefixes again and has sent it the 7N/8 others;
