@@ -49,7 +49,9 @@ Figures per variant:
 - the longest task of bgpd's main thread since its start (`show event
   cpu`, wall time) on the spine, and the longest of the module's own tasks
   (events named fare_*); FARE's work inside bgpd's own tasks (best-path
-  selection, updates) counts under bgpd's names;
+  selection, updates) counts under bgpd's names; the same by CPU time of
+  one run (the wall time also counts the time the other routers' daemons
+  had the core, on this 2-core machine);
 - FARE variants: the wall time of `show bgp fare ecmp-groups json` on
   leaf8 (vtysh included) and the number of remote groups it shows.
 """
@@ -64,7 +66,7 @@ from lib.topogen import TopoRouter, get_topogen
 from fare.benchlib import (add_prefix_host, bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks,
                            kernel_events, kernel_weights_by_group, kill_every_bgpd,
                            restart_every_bgpd, start_monitor, SHARP_ROUTES)
-from fare.common import report, start_fabric, wait_for
+from fare.common import report, start_fabric, vtysh_json, wait_for
 from fare.fabric import Fabric
 
 N = int(os.environ.get("FARE_BENCH_SPINE_PREFIXES", "200000"))
@@ -209,6 +211,20 @@ def _spine_state(spine):
     return equal, light
 
 
+def _on_groups(router):
+    """(weighted prefixes on a nexthop group of the module, weighted
+    prefixes not: their own next hops), from `show bgp ipv4 fare json`."""
+    on = off = 0
+    j = vtysh_json(router, "show bgp ipv4 fare json")
+    for entry in j.get("prefixes", {}).values():
+        if entry.get("weightSource") in ("fare", "fare-ecmp-subgroup"):
+            if entry.get("nexthopGroupId"):
+                on += 1
+            else:
+                off += 1
+    return on, off
+
+
 def _peer(spine, addr):
     peers = spine.vtysh_cmd("show bgp ipv4 unicast summary json", isjson=True).get("peers", {})
     p = peers.get(addr, {})
@@ -275,11 +291,14 @@ def test_spine(variant):
     res["reset"] = (time.monotonic() - t1, bgpd_cpu(spine) - c0)
 
     res["stall"], res["stall_names"] = zip(*bgpd_longest_tasks(spine))
+    res["stall_cpu"], res["stall_cpu_names"] = zip(*bgpd_longest_tasks(spine, cpu=True))
     if fare:
         t1 = time.monotonic()
         groups = ingress.vtysh_cmd("show bgp fare ecmp-groups json", isjson=True)
         res["show_ms"] = (time.monotonic() - t1) * 1000
         res["remote_groups"] = len(groups.get("remoteGroups", []))
+        # leaf8's weighted routes on a shared group of the module, and not
+        res["ingress_on_groups"] = _on_groups(ingress)
     RESULTS[variant] = res
 
 
@@ -317,6 +336,15 @@ def test_report():
     lines.append("the spine's longest tasks: " + "; ".join(
         "{} {} / {}".format(NAMES[v], *RESULTS[v]["stall_names"]) for v in VARIANTS
         if v in RESULTS))
+    lines.append("the spine's longest tasks by CPU time, ms, all / FARE's: " + "; ".join(
+        "{} {:.0f} {} / {:.0f} {}".format(NAMES[v], RESULTS[v]["stall_cpu"][0],
+                                          RESULTS[v]["stall_cpu_names"][0],
+                                          RESULTS[v]["stall_cpu"][1],
+                                          RESULTS[v]["stall_cpu_names"][1])
+        for v in VARIANTS if v in RESULTS))
+    lines.append("leaf8's weighted prefixes on the module's groups / not: " + "; ".join(
+        "{} {} / {}".format(NAMES[v], *RESULTS[v]["ingress_on_groups"])
+        for v in VARIANTS if "ingress_on_groups" in RESULTS.get(v, {})))
     lines.append("leaf8's kernel after the local event (last change ms) / in the 5 s before "
                  "it (nexthop / route): " + "; ".join(
                      "{} {} / {}".format(NAMES[v], _last(RESULTS[v]["ingress_events"]),
