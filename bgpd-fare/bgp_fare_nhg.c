@@ -22,10 +22,11 @@
  * that did not follow (not re-announced, or with another set) move to
  * the group of their set and are sent again (or, when they are the most,
  * the group goes back to its set and those that followed move), and a
- * group no route uses is deleted (ZEBRA_NHG_DEL, id freed). Ids come from bgpd's L3 nexthop group
- * allocator (bgp_nhg.c). When bgpd connects to zebra again (zebra
- * restarted), every group goes to zebra again ahead of its first route
- * (fare_nhg_connection_check()). Calls down into the instance records only.
+ * group no route uses is deleted (ZEBRA_NHG_DEL, id freed). Ids come
+ * from bgpd's L3 nexthop group allocator (bgp_nhg.c). When bgpd connects
+ * to zebra again (zebra restarted), every group goes to zebra again ahead
+ * of its first route (fare_nhg_connection_check()). Calls down into the
+ * instance records only.
  */
 #include <zebra.h>
 
