@@ -14,9 +14,11 @@
  * place at once (fare_nhg_ahead()): one ZEBRA_NHG_ADD of the same id (one
  * RTM_NEWNEXTHOP), and the routes that follow with the same set are not
  * sent again. A new Path Bandwidth from a neighbor may change only some
- * of a group's routes (those of one origin), so its routes wait instead:
- * the group is replaced in place once every one of its routes waits with
- * one same new set, and no route runs with weights that are not its own
+ * of a group's routes (those of one origin): the group is replaced ahead
+ * so only where its other routes have the same paths with the same
+ * attributes (fare_nhg_routes_alike()); else its routes wait, and the
+ * group is replaced in place once every one of its routes waits with one
+ * same new set, so that no route runs with weights that are not its own
  * meanwhile. Once bgpd has processed and sent everything and no route
  * has changed for FARE_NHG_QUIET_MSEC (fare_nhg_settle()), the routes
  * that did not follow (not re-announced, or with another set) move to
@@ -277,12 +279,19 @@ static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
 		fare_nhg_members_del(&r->group->routes, r);
 		if (r->group->prev_key && r->confirmed == r->group->gen)
 			r->group->confirmed--;
+		if (r->paths == r->group->sig)
+			r->group->sig_same--;
 		fare_nhg_settle_later(); /* it may be unused now */
 	}
 	r->confirmed = 0;
 	r->group = g;
-	if (g)
-		fare_nhg_members_add_tail(&g->routes, r);
+	if (!g)
+		return;
+	if (!fare_nhg_users(g))
+		g->sig = r->paths;
+	if (r->paths == g->sig)
+		g->sig_same++;
+	fare_nhg_members_add_tail(&g->routes, r);
 }
 
 /* What zebra has for the route: on group g (NULL: its own next hops or
@@ -383,6 +392,87 @@ static void fare_nhg_ahead(struct fare_nhg *g, struct fare_nhg_key *key)
 			   g->id, fare_nhg_users(g));
 }
 
+/* A hash of dest's selected and multipath paths, each one's neighbor and
+ * attributes (interned: one pointer per distinct set), in any order. Two
+ * routes with the same hash have the same paths from their neighbors'
+ * point of view, as far as a hash can tell (never followed: only
+ * compared).
+ */
+static uint32_t fare_nhg_paths_hash(const struct bgp_dest *dest)
+{
+	struct bgp_path_info *pi;
+	uint32_t h = 0;
+
+	for (pi = bgp_dest_get_bgp_path_info((struct bgp_dest *)dest); pi; pi = pi->next)
+		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED | BGP_PATH_MULTIPATH))
+			h += jhash_2words((uint32_t)(uintptr_t)pi->peer,
+					  (uint32_t)(uintptr_t)pi->attr ^
+						  (uint32_t)((uintptr_t)pi->attr >> 32),
+					  0x50415448);
+	return h;
+}
+
+/* Whether the routes of group g but r have the same paths with the same
+ * attributes: a new Path Bandwidth from a neighbor for r's prefix then
+ * most likely comes for theirs too, as its neighbors cannot tell them
+ * apart. Prefixes of different origins differ in their AS paths. The
+ * guess fails only where a neighbor gives routes it sent alike different
+ * new values (its multihoming factor for some of them): those move back
+ * once bgpd is through.
+ */
+static bool fare_nhg_routes_alike(const struct fare_nhg *g, const struct fare_nhg_route *r)
+{
+	return g->sig_same - (r->paths == g->sig ? 1 : 0) == fare_nhg_users(g) - 1;
+}
+
+/* Route r of group g announced with paths hashed h */
+static void fare_nhg_route_paths(struct fare_nhg *g, struct fare_nhg_route *r, uint32_t h)
+{
+	if (r->paths == g->sig)
+		g->sig_same--;
+	r->paths = h;
+	if (h == g->sig)
+		g->sig_same++;
+}
+
+/* The routes of g counted again, against the paths of its first route
+ * but `but` (a group whose routes all changed alike since has them all
+ * with a new hash)
+ */
+static void fare_nhg_sig_recount(struct fare_nhg *g, const struct fare_nhg_route *but)
+{
+	struct fare_nhg_route *r = fare_nhg_members_first(&g->routes);
+
+	if (r == but)
+		r = fare_nhg_members_next(&g->routes, r);
+	g->sig = r ? r->paths : 0;
+	g->sig_same = 0;
+	frr_each (fare_nhg_members, &g->routes, r)
+		if (r->paths == g->sig)
+			g->sig_same++;
+}
+
+/* Whether group g's first route with new weights (r's) replaces it ahead
+ * of the others: after a change of this router's own, or when the others
+ * are alike (fare_nhg_routes_alike())
+ */
+static bool fare_nhg_ahead_expected(struct fare_nhg *g, const struct fare_nhg_route *r)
+{
+	if (g->ahead_due)
+		return true;
+	/* once per change: the group's routes counted again if few share
+	 * its first one's paths (all its routes changed alike since)
+	 */
+	if (!g->alike_checked) {
+		g->alike_checked = true;
+		if (g->sig_same < fare_nhg_users(g) / 2)
+			fare_nhg_sig_recount(g, r);
+		g->alike = fare_nhg_routes_alike(g, r);
+		fare_nhg_settle_later(); /* the mark goes with the change */
+	}
+	return g->alike;
+}
+
 /* bgpd sends a route to zebra (patch 0021's bgp_zebra_route_nhg hook) */
 static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 				   struct bgp_path_info *best, struct zapi_route *api,
@@ -411,6 +501,10 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		r->bgp = bgp;
 		fare_nhg_routes_add(&fare_nhg_routes, r);
 	}
+	if (r->group)
+		fare_nhg_route_paths(r->group, r, fare_nhg_paths_hash(dest));
+	else
+		r->paths = fare_nhg_paths_hash(dest);
 
 	/* The weights of the group zebra has it on changed: the first route
 	 * so, the group is replaced in place ahead of the others (a link's
@@ -421,7 +515,8 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	 */
 	g = r->group;
 	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key) && !g->prev_key &&
-	    g->ahead_due && fare_nhg_key_same_nexthops(g->key, key) && !fare_nhg_find(key)) {
+	    fare_nhg_key_same_nexthops(g->key, key) && !fare_nhg_find(key) &&
+	    fare_nhg_ahead_expected(g, r)) {
 		fare_nhg_route_unwait(r);
 		fare_nhg_ahead(g, key);
 		key = fare_nhg_key_dup(g->key);
@@ -641,7 +736,7 @@ static void fare_nhg_settle(struct event *event)
 		fare_nhg_route_resend(r);
 	}
 	frr_each_safe (fare_nhgs, &fare_nhgs, g) {
-		g->ahead_due = false;
+		g->ahead_due = g->alike_checked = false;
 		fare_nhg_gc(g);
 	}
 }

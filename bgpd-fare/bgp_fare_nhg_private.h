@@ -41,6 +41,16 @@ struct fare_nhg {
 	 * others (fare_nhg_ahead())
 	 */
 	bool ahead_due;
+	/* The paths of its routes (fare_nhg_route->paths): sig, that of its
+	 * first route when last counted, and how many of its routes have it.
+	 * When all but the one announced with new weights have it, a
+	 * neighbor's new Path Bandwidth replaces it ahead of its routes too
+	 * (fare_nhg_routes_alike()).
+	 */
+	uint32_t sig;
+	uint32_t sig_same;
+	bool alike_checked; /* this change's answer, alike, is known */
+	bool alike;
 	bool installed;		 /* sent to zebra (this connection) */
 	uint64_t replaced;	 /* times replaced in place */
 	uint64_t replaced_early; /* of those, before bgpd's pass (refresh_due) */
@@ -69,6 +79,10 @@ struct fare_nhg_route {
 	uint32_t sent_fp;	     /* the route as sent (fare_nhg_fingerprint) */
 	struct fare_nhg_key *want;   /* announced with this key, waiting */
 	uint32_t confirmed;	     /* its group's gen when announced with its key */
+	/* its selected and multipath paths when last announced: a hash of
+	 * each one's neighbor and (interned) attributes, in any order
+	 */
+	uint32_t paths;
 };
 
 /* The key of the route bgpd is about to send (its weighted next hops,

@@ -74,16 +74,20 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    once, and from the kernel once zebra's `zebra nexthop-group keep`
    time, 1 s here, is over).
 5. A new Path Bandwidth from r3 for half the IPv4 prefixes only (r3's
-   `bgp fare multihoming prefix-list FAREHALF factor 2`: 5G for them):
+   `bgp fare multihoming prefix-list FAREHALF factor 2`: 5G for them),
+   which r3 sends with a community of their own (route-map FARETAG out,
+   as prefixes of another origin come with another AS path):
    r1 weighs them 1:1 and they move to a group of their own; the others
    keep the shared group, which the monitor (compat mode 0) never sees
    replaced: its weights stay 1:2 all along, so no prefix runs with
    weights not its own meanwhile; one route event per prefix of the half
-   and none for the others. (Before, the first route of the half replaced
-   the shared group in place ahead of the others, as for a change of
-   r1's own, and every prefix of the group ran at 1:1 until the others
-   were found not to follow.) The factor removed: the half is back on the
-   shared group, and the group it had is deleted.
+   and none for the others. (Without the community the two halves are
+   alike to r1, the same paths with the same attributes: the first route
+   of the half then replaces the shared group ahead of the others, the
+   guess the module makes for routes a neighbor cannot tell apart, and
+   the other half runs at 1:1 until bgpd is through.) The factor
+   removed: the half is back on the shared group, and the group it had
+   is deleted.
 6. `no bgp fare nexthop-groups`: the routes go back to zebra's own
    groups, the module's are deleted; the knob is written back by `show
    running-config` only when set. With the knob off, `show bgp fare
@@ -131,7 +135,11 @@ FABRIC = Fabric(
                   " set ip next-hop {}".format(MOVER_NH), "exit",
                   "route-map MOVERNH permit 20", "exit"] +
                  ["ip prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
-                  for i, p in enumerate(HALF, 1)],
+                  for i, p in enumerate(HALF, 1)] +
+                 # the half with attributes of its own (a community), as
+                 # prefixes of another origin have (another AS path)
+                 ["route-map FARETAG permit 10", " match ip address prefix-list FAREHALF",
+                  " set community 65003:50", "exit", "route-map FARETAG permit 20", "exit"],
            # zebra deletes a group no route uses after this (180 s by default)
            "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"],
            # a finite value from the origin (not max), so that r3's
@@ -636,6 +644,14 @@ def test_remote_change_of_some_prefixes():
         pytest.skip("no shared groups")
     gid, gid6 = STATE["ipv4"], STATE["ipv6"]
     rest = PREFIXES[:N // 2]
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "neighbor 10.100.2.1 route-map FARETAG out\n")
+
+    def tagged():
+        j = vtysh_json(r1, "show bgp ipv4 unicast {} json".format(HALF[0]))
+        return any("65003:50" in p.get("community", {}).get("string", "")
+                   for p in j.get("paths", []))
+    assert wait_for(tagged, True) is True
     assert _shared(r1, PREFIXES) == gid
     # r3's value for the half halved: 1:2 (r1's link to r2 at 5G, after the
     # tests before) becomes 1:1; 1:1 (this test alone) becomes 2:1
@@ -673,7 +689,8 @@ def test_remote_change_of_some_prefixes():
     assert _shared(r1, PREFIXES6) == gid6
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
-                 "no bgp fare multihoming prefix-list FAREHALF factor 2\n")
+                 "no bgp fare multihoming prefix-list FAREHALF factor 2\n"
+                 "address-family ipv4 unicast\nno neighbor 10.100.2.1 route-map FARETAG out\n")
     assert wait_for(lambda: _shared(r1, PREFIXES), gid) == gid
     assert wait_for(lambda: moved in _module_groups(r1), False) is False
     assert _module_groups(r1)[gid]["prefixes"] == N
