@@ -73,21 +73,22 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    meanwhile has no route left and is deleted (gone from the show at
    once, and from the kernel once zebra's `zebra nexthop-group keep`
    time, 1 s here, is over).
-5. A new Path Bandwidth from r3 for half the IPv4 prefixes only (r3's
-   `bgp fare multihoming prefix-list FAREHALF factor 2`: 5G for them),
-   which r3 sends with a community of their own (route-map FARETAG out,
-   as prefixes of another origin come with another AS path):
-   r1 weighs them 1:1 and they move to a group of their own; the others
-   keep the shared group, which the monitor (compat mode 0) never sees
-   replaced: its weights stay 1:2 all along, so no prefix runs with
-   weights not its own meanwhile; one route event per prefix of the half
-   and none for the others. (Without the community the two halves are
-   alike to r1, the same paths with the same attributes: the first route
-   of the half then replaces the shared group ahead of the others, the
-   guess the module makes for routes a neighbor cannot tell apart, and
-   the other half runs at 1:1 until bgpd is through.) The factor
-   removed: the half is back on the shared group, and the group it had
-   is deleted.
+5. A new Path Bandwidth from r3 for half the prefixes only, of each
+   family (r3's `bgp fare multihoming prefix-list FAREHALF factor 2`,
+   FAREHALF an IPv4 and an IPv6 prefix-list: 5G for them), which r3
+   sends with a community of their own (route-maps FARETAG and FARETAG6
+   out, as prefixes of another origin come with another AS path):
+   r1 weighs them 1:1 and each half moves to a group of its own; the
+   others keep their shared group, which the monitor (compat mode 0)
+   never sees replaced: its weights stay 1:2 all along, so no prefix
+   runs with weights not its own meanwhile; one route event per prefix
+   of the halves and none for the others. (Without the community the
+   two halves are alike to r1, the same paths with the same attributes:
+   the first route of the half then replaces the shared group ahead of
+   the others, the guess the module makes for routes a neighbor cannot
+   tell apart, and the other half runs at 1:1 until bgpd is through.)
+   The factor removed: the halves are back on the shared groups, and
+   the groups they had are deleted.
 6. `no bgp fare nexthop-groups`: the routes go back to zebra's own
    groups, the module's are deleted; the knob is written back by `show
    running-config` only when set. With the knob off, `show bgp fare
@@ -117,9 +118,10 @@ N = int(os.environ.get("FARE_NHG_PREFIXES", "6"))
 PREFIXES = ["172.{}.{}.0/24".format(16 + i // 256, i % 256) for i in range(N)]
 PREFIXES6 = ["2001:db8:16:{:x}::/64".format(i) for i in range(N)]
 MOVER = PREFIXES[0]
-# the IPv4 prefixes r3 gives a multihoming factor in step 4 (MOVER not
-# among them)
+# the prefixes r3 gives a multihoming factor in step 5, of each family
+# (MOVER not among them)
 HALF = PREFIXES[N // 2:]
+HALF6 = PREFIXES6[N // 2:]
 # a second address of r3 on its link to r1 (link 2), MOVER's next hop in
 # step 4
 MOVER_NH = "10.100.2.3"
@@ -136,10 +138,14 @@ FABRIC = Fabric(
                   "route-map MOVERNH permit 20", "exit"] +
                  ["ip prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
                   for i, p in enumerate(HALF, 1)] +
+                 ["ipv6 prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
+                  for i, p in enumerate(HALF6, 1)] +
                  # the half with attributes of its own (a community), as
                  # prefixes of another origin have (another AS path)
                  ["route-map FARETAG permit 10", " match ip address prefix-list FAREHALF",
-                  " set community 65003:50", "exit", "route-map FARETAG permit 20", "exit"],
+                  " set community 65003:50", "exit", "route-map FARETAG permit 20", "exit",
+                  "route-map FARETAG6 permit 10", " match ipv6 address prefix-list FAREHALF",
+                  " set community 65003:50", "exit", "route-map FARETAG6 permit 20", "exit"],
            # zebra deletes a group no route uses after this (180 s by default)
            "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"],
            # a finite value from the origin (not max), so that r3's
@@ -634,69 +640,85 @@ def test_prefix_moves_when_its_vector_changes():
     r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
 
 
+def _tag_halves(r3, on):
+    "r3's community on the halves of both families (route-maps FARETAG and FARETAG6)."
+    no = "" if on else "no "
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
+                 "{0}neighbor 10.100.2.1 route-map FARETAG out\nexit-address-family\n"
+                 "address-family ipv6 unicast\n{0}neighbor 2001:db8:100:2::1 route-map FARETAG6 out\n"
+                 .format(no))
+
+
+def _tagged(r1, prefix):
+    j = vtysh_json(r1, "show bgp {} unicast {} json".format("ipv6" if ":" in prefix else "ipv4", prefix))
+    return any("65003:50" in p.get("community", {}).get("string", "") for p in j.get("paths", []))
+
+
 def test_remote_change_of_some_prefixes():
-    """A new Path Bandwidth from r3 for half the IPv4 prefixes: they move
-    to a group of their set, the shared group is never replaced; back:
-    the half on the shared group again, its interim group deleted."""
+    """A new Path Bandwidth from r3 for half the prefixes of each family:
+    they move to a group of their set, the shared groups are never
+    replaced; back: the halves on the shared groups again, their interim
+    groups deleted."""
     tgen = tgen_or_skip()
     r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
     if "ipv4" not in STATE:
         pytest.skip("no shared groups")
-    gid, gid6 = STATE["ipv4"], STATE["ipv6"]
-    rest = PREFIXES[:N // 2]
-    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
-                 "neighbor 10.100.2.1 route-map FARETAG out\n")
-
-    def tagged():
-        j = vtysh_json(r1, "show bgp ipv4 unicast {} json".format(HALF[0]))
-        return any("65003:50" in p.get("community", {}).get("string", "")
-                   for p in j.get("paths", []))
-    assert wait_for(tagged, True) is True
-    assert _shared(r1, PREFIXES) == gid
+    fams = ((PREFIXES, HALF, "ipv4"), (PREFIXES6, HALF6, "ipv6"))
+    gids = [STATE[fam] for _, _, fam in fams]
+    _tag_halves(r3, True)
+    for _, half, _ in fams:
+        assert wait_for(lambda: _tagged(r1, half[0]), True) is True, half[0]
+    for prefixes, _, fam in fams:
+        assert _shared(r1, prefixes) == STATE[fam], fam
     # r3's value for the half halved: 1:2 (r1's link to r2 at 5G, after the
     # tests before) becomes 1:1; 1:1 (this test alone) becomes 2:1
-    before = _group_members(r1, gid)
-    half_exp = {"to-r2": 1, "to-r3": 1} if before == {"to-r2": 1, "to-r3": 2} else {
-        "to-r2": 2, "to-r3": 1}
-    replaced = {g: _module_groups(r1)[g]["replacedInPlace"] for g in (gid, gid6)}
+    before = {g: _group_members(r1, g) for g in gids}
+    half_exp = {g: {"to-r2": 1, "to-r3": 1} if b == {"to-r2": 1, "to-r3": 2} else {
+        "to-r2": 2, "to-r3": 1} for g, b in before.items()}
+    replaced = {g: _module_groups(r1)[g]["replacedInPlace"] for g in gids}
     r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
     _monitor_start(r1)
+    moved = {}
     try:
         r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
                      "bgp fare multihoming prefix-list FAREHALF factor 2\n")
-        assert wait_for(lambda: _shared(r1, HALF) not in (None, gid), True, count=100,
-                        wait=0.1) is True, _nhids(r1, PREFIXES)
-        moved = _shared(r1, HALF)
-        assert wait_for(lambda: _group_members(r1, moved), half_exp) == half_exp
+        for (_, half, fam), gid in zip(fams, gids):
+            assert wait_for(lambda: _shared(r1, half) not in (None, gid), True, count=100,
+                            wait=0.1) is True, (fam, _nhids(r1, half))
+            moved[gid] = _shared(r1, half)
+            assert wait_for(lambda: _group_members(r1, moved[gid]), half_exp[gid]) == half_exp[gid]
     finally:
         monitor = _monitor_stop(r1)
         r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
     sys.stderr.write("fare_nhg: half the prefixes changed by r3:\n{}\n".format(
         "\n".join(monitor.splitlines()[:40])))
-    # the others kept their group and weights, and the group was never
+    # the others kept their group and weights, and the groups were never
     # replaced: not in the monitor, not counted
-    assert _nhids(r1, rest) == {p: gid for p in rest}
-    assert _group_members(r1, gid) == before
     lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
-    assert not [l for l in lines if re.search(r"\bid ({}|{}) ".format(gid, gid6), l)], monitor
     groups = _module_groups(r1)
-    assert {g: groups[g]["replacedInPlace"] for g in (gid, gid6)} == replaced, groups
-    assert (groups[gid]["prefixes"], groups[moved]["prefixes"]) == (N - len(HALF), len(HALF))
-    # one route event per prefix of the half, none for the others
+    for (prefixes, half, fam), gid in zip(fams, gids):
+        rest = [p for p in prefixes if p not in half]
+        assert _nhids(r1, rest) == {p: gid for p in rest}, fam
+        assert _group_members(r1, gid) == before[gid], fam
+        assert not [l for l in lines if re.search(r"\bid {} ".format(gid), l)], (fam, monitor)
+        assert groups[gid]["replacedInPlace"] == replaced[gid], (fam, groups)
+        assert (groups[gid]["prefixes"], groups[moved[gid]]["prefixes"]) == (
+            N - len(half), len(half)), (fam, groups)
+    # one route event per prefix of the halves, none for the others
     ours = set(PREFIXES + PREFIXES6)
     events = sorted(p for l in lines for p in l.split()[1:3] if p in ours)
-    assert events == sorted(HALF), monitor
-    assert _shared(r1, PREFIXES6) == gid6
+    assert events == sorted(HALF + HALF6), monitor
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
-                 "no bgp fare multihoming prefix-list FAREHALF factor 2\n"
-                 "address-family ipv4 unicast\nno neighbor 10.100.2.1 route-map FARETAG out\n")
-    assert wait_for(lambda: _shared(r1, PREFIXES), gid) == gid
-    assert wait_for(lambda: moved in _module_groups(r1), False) is False
-    assert _module_groups(r1)[gid]["prefixes"] == N
-    assert _group_members(r1, gid) == before
-    assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
-                    "") == ""
+                 "no bgp fare multihoming prefix-list FAREHALF factor 2\n")
+    _tag_halves(r3, False)
+    for (prefixes, _, fam), gid in zip(fams, gids):
+        assert wait_for(lambda: _shared(r1, prefixes), gid) == gid, fam
+        assert wait_for(lambda: moved[gid] in _module_groups(r1), False) is False, fam
+        assert _module_groups(r1)[gid]["prefixes"] == N
+        assert _group_members(r1, gid) == before[gid]
+        assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(
+            moved[gid])).strip(), "") == "", fam
 
 
 def test_knob_off_and_config():
