@@ -165,6 +165,8 @@ struct fare_counters {
 						  * module (shows of all prefixes aside) */
 	uint64_t peer_only_refreshes;		 /* WP-2: values re-announced to the
 						  * peers, no route re-sent to zebra */
+	uint64_t announce_passes;		 /* passes of those over the table
+						  * and the update sub-groups */
 };
 
 /* FARE configuration and state of one BGP instance. */

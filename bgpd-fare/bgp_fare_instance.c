@@ -459,6 +459,7 @@ static void fare_announce_begin(struct fare_instance *fi)
 	fi->announce_subgrp_id = 0;
 	fi->announce_subgrp_begun = false;
 	fi->announce_subgrps = fi->announce_tasks = 0;
+	fi->counters.announce_passes++;
 	event_add_event(bm->master, fare_announce_step, fi, 0, &fi->t_announce);
 }
 

@@ -211,6 +211,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "transitWithheld", cnt->transit_withheld);
 		json_object_int_add(jcnt, "tableWalks", cnt->table_walks);
 		json_object_int_add(jcnt, "peerOnlyRefreshes", cnt->peer_only_refreshes);
+		json_object_int_add(jcnt, "reannouncePasses", cnt->announce_passes);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
 		return CMD_SUCCESS;

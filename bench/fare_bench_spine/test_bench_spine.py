@@ -63,8 +63,8 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare.benchlib import (add_prefix_host, bgp_route_count, bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks,
-                           kernel_events, kernel_weights_by_group, kill_every_bgpd,
+from fare.benchlib import (add_prefix_host, bgp_route_count, bgp_updates, bgpd_cpu, bgpd_hwm_mb,
+                           bgpd_longest_tasks, kernel_events, kernel_weights_by_group, kill_every_bgpd,
                            restart_every_bgpd, start_monitor, SHARP_ROUTES)
 from fare.common import report, start_fabric, vtysh_json, wait_for
 from fare.fabric import Fabric
@@ -253,7 +253,11 @@ def test_spine(variant):
     cpu = {name: bgpd_cpu(r) for name, r in tgen.routers().items()}
     res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
            "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
-           "rss_ingress": bgpd_hwm_mb(ingress)}
+           "rss_ingress": bgpd_hwm_mb(ingress),
+           "updates": (bgp_updates(spine)[1], bgp_updates(ingress)[0])}
+    if fare:
+        c = vtysh_json(spine, "show bgp fare json").get("counters", {})
+        res["passes"] = (c.get("peerOnlyRefreshes"), c.get("reannouncePasses"))
     # leaf8's kernel from here on: 5 s of quiet first, then the event
     mon_i, pid_i = start_monitor(tgen.logdir, ingress, variant)
     t_idle = time.time()
@@ -342,6 +346,13 @@ def test_report():
                                           RESULTS[v]["stall_cpu"][1],
                                           RESULTS[v]["stall_cpu_names"][1])
         for v in VARIANTS if v in RESULTS))
+    lines.append("UPDATE messages of the cold start, sent by the spine / received by leaf8: " +
+                 "; ".join("{} {} / {}".format(NAMES[v], *RESULTS[v]["updates"])
+                           for v in VARIANTS if v in RESULTS))
+    lines.append("the spine's re-announcements to the peers in the cold start (WP-2's N), "
+                 "asked for / passes: " + "; ".join(
+                     "{} {} / {}".format(NAMES[v], *RESULTS[v]["passes"])
+                     for v in VARIANTS if "passes" in RESULTS.get(v, {})))
     lines.append("leaf8's weighted prefixes on the module's groups / not: " + "; ".join(
         "{} {} / {}".format(NAMES[v], *RESULTS[v]["ingress_on_groups"])
         for v in VARIANTS if "ingress_on_groups" in RESULTS.get(v, {})))

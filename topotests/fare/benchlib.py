@@ -32,6 +32,15 @@ def bgpd_hwm_mb(router):
     return int(m.group(1)) / 1024 if m else float("nan")
 
 
+def bgp_updates(router):
+    """(UPDATE messages received, sent) by bgpd over all its sessions
+    since they came up (`show bgp neighbors json`'s message counters)."""
+    peers = router.vtysh_cmd("show bgp neighbors json", isjson=True)
+    stats = [p.get("messageStats", {}) for p in peers.values() if isinstance(p, dict)]
+    return (sum(s.get("updatesRecv", 0) for s in stats),
+            sum(s.get("updatesSent", 0) for s in stats))
+
+
 def bgpd_stalls_ms(router):
     """(the longest run of one task of bgpd's main thread since its start,
     the longest of the FARE module's own tasks, those named fare_*), in ms

@@ -42,6 +42,7 @@ COUNTER_SERIES = {
     "transitWithheld": "frr_fare_transit_withheld_announcements_total",
     "tableWalks": "frr_fare_table_walks_total",
     "peerOnlyRefreshes": "frr_fare_peer_only_refreshes_total",
+    "reannouncePasses": "frr_fare_reannounce_passes_total",
 }
 VALUE_CLASSES = ["valid", "zero", "subnormal", "negative", "nan", "infinite", "negative-infinite"]
 
