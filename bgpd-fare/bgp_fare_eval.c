@@ -326,11 +326,13 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 					 struct bgp_path_info *best, struct fare_prefix *fp,
 					 bool count)
 {
+	static struct fare_wcmp_memo memo; /* bgpd's main thread only */
 	struct fare_prefix_params params = {
 		.mode = fi->mode,
 		.role = fi->role,
 		.lower_transitive = fi->lower_transitive,
 		.limits = { .max_weight = fare_max_weight(fi), .max_members = fi->max_members },
+		.memo = &memo,
 	};
 	struct fare_counters *cnt = count ? &fi->counters : NULL;
 	size_t j, n;
@@ -420,18 +422,46 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
  * prefix's paths, when zebra and the update-groups hear of it), and a
  * result never outlives the paths it came from: bgpd's next selection
  * of the destination drops it (bgp_route_selected, patch 0010).
+ *
+ * bgpd sends the routes it selected to zebra in a later task, up to
+ * thousands of destinations after their announcement to the peers: when
+ * a quarter or more of the last 4 x slots results computed overwrote
+ * another destination's (a cold start of a large table), the slots
+ * double, up to FARE_RESULT_SLOTS_MAX (6 MB). With 4096 slots, 227,709
+ * results overwrote another destination's and 46,826 were used again
+ * at a cold start of the ingress leaf of scripts/bench.sh spine
+ * (175,000 prefixes): most were computed twice.
  */
-#define FARE_RESULT_SLOTS 4096 /* a power of 2 */
+#define FARE_RESULT_SLOTS_MIN 4096 /* powers of 2 */
+#define FARE_RESULT_SLOTS_MAX 65536
 
 static struct fare_result *fare_results;
-static struct fare_result fare_result_uncached; /* weights in fare_scratch */
+static uint32_t fare_result_slots;
+static uint32_t fare_result_misses, fare_result_evictions; /* this window */
+static struct fare_result fare_result_uncached;		   /* weights in fare_scratch */
 static struct fare_prefix fare_scratch;
 
 static struct fare_result *fare_result_slot(const struct bgp_dest *dest)
 {
 	uintptr_t key = (uintptr_t)dest;
 
-	return &fare_results[jhash(&key, sizeof(key), 0x46415245) & (FARE_RESULT_SLOTS - 1)];
+	return &fare_results[jhash(&key, sizeof(key), 0x46415245) & (fare_result_slots - 1)];
+}
+
+/* A result to compute; evicted: it overwrites another destination's.
+ * Too many of those in a window: more slots.
+ */
+static void fare_result_missed(bool evicted)
+{
+	if (++fare_result_misses >= 4 * fare_result_slots)
+		fare_result_misses = fare_result_evictions = 0;
+	if (!evicted || ++fare_result_evictions < fare_result_slots ||
+	    fare_result_slots >= FARE_RESULT_SLOTS_MAX)
+		return;
+	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
+	fare_result_slots *= 2;
+	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, fare_result_slots * sizeof(*fare_results));
+	fare_result_misses = fare_result_evictions = 0;
 }
 
 /* bgpd selected the destination's paths anew: its result is out of date */
@@ -462,12 +492,16 @@ struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *d
 	struct fare_result *res;
 	size_t i;
 
-	if (!fare_results)
+	if (!fare_results) {
+		fare_result_slots = FARE_RESULT_SLOTS_MIN;
 		fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE,
-				       FARE_RESULT_SLOTS * sizeof(*fare_results));
+				       fare_result_slots * sizeof(*fare_results));
+	}
 	res = fare_result_slot(dest);
 	if (res->dest == dest && res->best == best && res->generation == fare_generation_now())
 		return res;
+	fare_result_missed(res->dest && res->dest != dest);
+	res = fare_result_slot(dest); /* the slots may have grown */
 
 	fare_prefix_compute_internal(fi, dest, best, fp, true);
 	if (fp->n > FARE_RESULT_PATHS)

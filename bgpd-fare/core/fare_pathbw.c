@@ -129,16 +129,11 @@ bool fare_bw_class_usable(enum fare_bw_class c)
 	return c == FARE_BW_VALID || c == FARE_BW_ZERO;
 }
 
-double fare_bw_wire_value(float value)
+/* d rounded to FLT_DIG significant digits */
+static double fare_bw_wire_round(double d)
 {
-	double d = value;
 	double magnitude;
 	int exp10;
-
-	if (!(d > 0) || isinf(d))
-		return d;
-	if (d >= FARE_PATHBW_MAX_BYTES_PER_SEC)
-		return FARE_PATHBW_MAX_BYTES_PER_SEC;
 
 	/* Round to FLT_DIG (6) significant digits: every decimal value with
 	 * that many digits survives decimal -> float -> decimal, so what the
@@ -156,6 +151,28 @@ double fare_bw_wire_value(float value)
 
 		return round(d * scale) / scale;
 	}
+}
+
+double fare_bw_wire_value(float value)
+{
+	/* the last value read, which the next one most often is (a fabric's
+	 * paths carry few values): log10() and pow() once for it
+	 */
+	static _Thread_local float last_value;
+	static _Thread_local double last_result;
+	static _Thread_local bool last_set;
+	double d = value;
+
+	if (!(d > 0) || isinf(d))
+		return d;
+	if (d >= FARE_PATHBW_MAX_BYTES_PER_SEC)
+		return FARE_PATHBW_MAX_BYTES_PER_SEC;
+	if (last_set && value == last_value)
+		return last_result;
+	last_result = fare_bw_wire_round(d);
+	last_value = value;
+	last_set = true;
+	return last_result;
 }
 
 struct bw_unit {

@@ -308,7 +308,7 @@ static void prefix_rules(const struct fare_path_in *in, size_t n,
 		return;
 	}
 
-	if (fare_wcmp_weights(path_bw, n, &params->limits, weights) < 0) {
+	if (fare_wcmp_weights_memo(params->memo, path_bw, n, &params->limits, weights) < 0) {
 		/* Plain ECMP after all: each path carries an equal share, so
 		 * the prefix can take n times the smallest w.
 		 */
@@ -361,6 +361,7 @@ ecmp:
  */
 static enum fare_subgroup_result subgroup_weights(const bool *subgroup, size_t n,
 						  const struct fare_wcmp_limits *lim,
+						  struct fare_wcmp_memo *memo,
 						  const struct fare_prefix_out *out,
 						  const double *path_bw, uint32_t *weights)
 {
@@ -382,7 +383,7 @@ static enum fare_subgroup_result subgroup_weights(const bool *subgroup, size_t n
 		bw[i] = subgroup[i] && usable ? (out->wcmp ? path_bw[i] : 1) : 0;
 		any |= bw[i] > 0;
 	}
-	if (any && fare_wcmp_weights(bw, n, lim, w) >= 0) {
+	if (any && fare_wcmp_weights_memo(memo, bw, n, lim, w) >= 0) {
 		memcpy(weights, w, n * sizeof(*w));
 		result = FARE_SUBGROUP_APPLIED;
 	}
@@ -401,8 +402,8 @@ void fare_prefix_compute(const struct fare_path_in *in, size_t n,
 	prefix_rules(in, n, params, path_bw, weights, out);
 	/* EE-4: the remote group's sub-group only */
 	if (params->subgroup && n)
-		out->subgroup = subgroup_weights(params->subgroup, n, &params->limits, out, path_bw,
-						 weights);
+		out->subgroup = subgroup_weights(params->subgroup, n, &params->limits, params->memo,
+						 out, path_bw, weights);
 }
 
 double fare_averaged_advertised(double sum, unsigned int n_out, double out_link_bw)

@@ -86,6 +86,8 @@ struct fare_prefix_params {
 	 * fare_prefix_compute()).
 	 */
 	const bool *subgroup;
+	/* NULL, or the weights of vectors seen before (fare_wcmp_weights_memo()) */
+	struct fare_wcmp_memo *memo;
 };
 
 /* Why a prefix is (not) weighted; index of the path concerned, if any. */

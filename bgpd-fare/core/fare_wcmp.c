@@ -552,6 +552,72 @@ int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits 
 	return wcmp_optimise(bw, n, m, bw_max, lim, weights);
 }
 
+/* FNV-1a over the bandwidths' and limits' bytes, mixed; never 0 */
+static uint64_t wcmp_memo_hash(const double *bw, size_t n, const struct fare_wcmp_limits *lim)
+{
+	const unsigned char *b = (const unsigned char *)bw;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < n * sizeof(*bw); i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	h = (h ^ lim->max_weight) * 0x100000001b3ULL;
+	h = (h ^ lim->max_members) * 0x100000001b3ULL;
+	/* the low bits pick the slot: mixed with the high ones (MurmurHash3's
+	 * finalizer), as FNV leaves them to the bytes' low bits alone
+	 */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static bool wcmp_memo_match(const struct fare_wcmp_memo_entry *e, uint64_t h, const double *bw,
+			    size_t n, const struct fare_wcmp_limits *lim)
+{
+	return e->hash == h && e->n == n && e->lim.max_weight == lim->max_weight &&
+	       e->lim.max_members == lim->max_members && !memcmp(e->bw, bw, n * sizeof(*bw));
+}
+
+int fare_wcmp_weights_memo(struct fare_wcmp_memo *memo, const double *bw, size_t n,
+			   const struct fare_wcmp_limits *lim, uint32_t *weights)
+{
+	struct fare_wcmp_memo_entry *e, *e2;
+	uint64_t h;
+	int result;
+
+	if (!memo || !bw || !lim || !weights || n == 0 || n > FARE_WCMP_MEMO_PATHS)
+		return fare_wcmp_weights(bw, n, lim, weights);
+	/* two slots a vector may be in; a new one replaces the older */
+	h = wcmp_memo_hash(bw, n, lim);
+	e = &memo->slot[h & (FARE_WCMP_MEMO_SLOTS - 1)];
+	e2 = &memo->slot[(h >> 32) & (FARE_WCMP_MEMO_SLOTS - 1)];
+	if (!wcmp_memo_match(e, h, bw, n, lim) && wcmp_memo_match(e2, h, bw, n, lim))
+		e = e2;
+	if (wcmp_memo_match(e, h, bw, n, lim)) {
+		memo->hits++;
+		e->used = ++memo->clock;
+		memcpy(weights, e->weights, n * sizeof(*weights));
+		return e->result;
+	}
+	memo->misses++;
+	result = fare_wcmp_weights(bw, n, lim, weights);
+	if (result < 0)
+		return result; /* not kept: memory may run out only this once */
+	if (e2->used < e->used)
+		e = e2;
+	e->hash = h;
+	e->used = ++memo->clock;
+	e->n = (uint32_t)n;
+	e->lim = *lim;
+	e->result = result;
+	memcpy(e->bw, bw, n * sizeof(*bw));
+	memcpy(e->weights, weights, n * sizeof(*weights));
+	return result;
+}
+
 double fare_wcmp_throughput(const double *bw, const uint32_t *weights, size_t n)
 {
 	double bw_max = 0, ratio_sum = 0, weight_sum = 0, worst = INFINITY;

@@ -54,6 +54,38 @@ int fare_wcmp_weights(const double *bw, size_t n, const struct fare_wcmp_limits 
 		      uint32_t *weights);
 
 /*
+ * fare_wcmp_weights() remembered: the weights of the last vectors seen,
+ * each in one of two slots by a hash of the bandwidths (their bits) and
+ * limits, the older of the two replaced. The
+ * prefixes of a fabric share few bandwidth vectors (all those of one
+ * origin the same), so a table's worth of them costs a few searches. The
+ * caller owns the memo (zeroed before first use; one per thread).
+ */
+#define FARE_WCMP_MEMO_SLOTS 64 /* a power of 2 */
+#define FARE_WCMP_MEMO_PATHS 16 /* more paths: computed each time */
+
+struct fare_wcmp_memo_entry {
+	uint64_t hash; /* 0: empty */
+	uint64_t used; /* memo's clock when last used */
+	uint32_t n;
+	int result;
+	struct fare_wcmp_limits lim;
+	double bw[FARE_WCMP_MEMO_PATHS];
+	uint32_t weights[FARE_WCMP_MEMO_PATHS];
+};
+
+struct fare_wcmp_memo {
+	struct fare_wcmp_memo_entry slot[FARE_WCMP_MEMO_SLOTS];
+	uint64_t clock, hits, misses;
+};
+
+/* fare_wcmp_weights(), its result remembered in memo (NULL: none); a
+ * failure (-1) is not remembered
+ */
+int fare_wcmp_weights_memo(struct fare_wcmp_memo *memo, const double *bw, size_t n,
+			   const struct fare_wcmp_limits *lim, uint32_t *weights);
+
+/*
  * Fraction of the ideal throughput a weight vector carries (the quantity
  * maximised above). Split w_i / sum(w), the traffic saturates the most
  * over-loaded member first, at min over w_i > 0 of b_i sum(w) / w_i; over

@@ -496,6 +496,17 @@ static void test_wire_value(void **state)
 	assert_true(fare_bw_wire_value(FLT_MAX) == FLT_MAX);
 	/* 7th digit is rounded away, relative change below 5e-6 */
 	assert_true(fare_bw_wire_value((float)1234567e3) == 1234570e3);
+	/* the same value again, and values in turn: the last one is
+	 * remembered, never another's
+	 */
+	for (i = 0; i < 4; i++) {
+		assert_true(fare_bw_wire_value((float)5e10) == 5e10);
+		assert_true(fare_bw_wire_value((float)5e10) == 5e10);
+		assert_true(fare_bw_wire_value((float)1.25e10) == 1.25e10);
+		assert_true(fare_bw_wire_value(0.0f) == 0.0);
+		assert_true(fare_bw_wire_value((float)1.25e10) == 1.25e10);
+		assert_true(fare_bw_wire_value((float)1234567e3) == 1234570e3);
+	}
 }
 
 /* FARE-1: sub-types IANA assigned in the Two-Octet AS-Specific registries

@@ -604,6 +604,68 @@ static void test_large_groups(void **state)
 	}
 }
 
+/* The memo gives what fare_wcmp_weights() gives, from a pool of vectors
+ * seen again and again (as a table's prefixes share a few), with limits
+ * in the key, and hits once a vector was seen; over
+ * FARE_WCMP_MEMO_PATHS paths, and on a failure, it computes each time.
+ */
+static void test_memo(void **state)
+{
+	static struct fare_wcmp_memo memo;
+	struct prng prng = { 0x4D454D4F4D454D4FULL };
+	double pool[24][FARE_WCMP_MEMO_PATHS + 1];
+	size_t pool_n[24];
+	uint32_t got[FARE_WCMP_MEMO_PATHS + 1], want[FARE_WCMP_MEMO_PATHS + 1];
+	const double bad[2] = { GBPS(100), NAN };
+	uint64_t kept = 0, failed = 0, hits;
+	size_t p, i;
+	int round, result;
+
+	(void)state;
+	for (p = 0; p < 24; p++) {
+		/* the last vectors: one path more than the memo keeps */
+		pool_n[p] = p >= 22 ? FARE_WCMP_MEMO_PATHS + 1 : prng_range(&prng, 1, 8);
+		for (i = 0; i < pool_n[p]; i++)
+			pool[p][i] = random_bandwidth(&prng, (int)(p % 5));
+	}
+	for (round = 0; round < 2000; round++) {
+		struct fare_wcmp_limits lim = { .max_weight = round % 3 ? 255 : 7,
+						.max_members = round % 3 ? 128 : 10 };
+
+		p = prng_range(&prng, 0, 23);
+		memset(got, 0xff, sizeof(got));
+		memset(want, 0xff, sizeof(want));
+		result = fare_wcmp_weights(pool[p], pool_n[p], &lim, want);
+		assert_int_equal(fare_wcmp_weights_memo(&memo, pool[p], pool_n[p], &lim, got),
+				 result);
+		assert_memory_equal(got, want, pool_n[p] * sizeof(*got));
+		kept += pool_n[p] <= FARE_WCMP_MEMO_PATHS;
+		failed += pool_n[p] <= FARE_WCMP_MEMO_PATHS && result < 0;
+	}
+	/* the 17 paths bypass it; 22 vectors of at most 16 paths under 2
+	 * limits in 64 slots: each computed once, or a few times where two
+	 * share a slot
+	 */
+	assert_int_equal(memo.hits + memo.misses, kept);
+	assert_true(memo.misses - failed < 100);
+	assert_true(memo.hits > kept - failed - 100);
+	/* seen just now: a hit */
+	result = fare_wcmp_weights_memo(&memo, pool[0], pool_n[0], &kernel_limits, got);
+	hits = memo.hits;
+	assert_int_equal(fare_wcmp_weights_memo(&memo, pool[0], pool_n[0], &kernel_limits, got),
+			 result);
+	assert_int_equal(memo.hits, hits + (result >= 0 ? 1 : 0));
+
+	/* a failure is not kept: the same again fails again, a miss again */
+	assert_int_equal(fare_wcmp_weights_memo(&memo, bad, 2, &kernel_limits, got), -1);
+	hits = memo.misses;
+	assert_int_equal(fare_wcmp_weights_memo(&memo, bad, 2, &kernel_limits, got), -1);
+	assert_int_equal(memo.misses, hits + 1);
+	/* no memo: computed */
+	assert_int_equal(fare_wcmp_weights_memo(NULL, pool[0], pool_n[0], &kernel_limits, got),
+			 fare_wcmp_weights(pool[0], pool_n[0], &kernel_limits, want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_limits_respected),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_large_groups),
+		cmocka_unit_test(test_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
