@@ -482,8 +482,8 @@ uint32_t fare_result_weight(const struct fare_result *res, size_t i)
 }
 
 /* The result for best and its multipaths, computed now or earlier; valid
- * until the next call. Received values are counted and logged when they
- * are read, once per change.
+ * until the next call (a result computed may move them all). Received
+ * values are counted and logged when they are read, once per change.
  */
 struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *dest,
 				    struct bgp_path_info *best)
@@ -633,7 +633,6 @@ int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest, struct bg
 			weights[i] = fare_result_weight(res, i);
 		ret = 1;
 	}
-	fare_features_dest_changed(fi, dest); /* EE-1 */
 	/* no weight set: FRR's own weighted ECMP, if any, weighs the route */
 	frr = ret ? FARE_FRR_WECMP_NONE : fare_frr_wecmp(bgp, dest, best);
 	if (res->wcmp && ret) {
@@ -658,6 +657,10 @@ int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest, struct bg
 		zlog_debug("FARE: %pBD: %u path(s), %s, weights %s", dest, res->n,
 			   fare_reason_str(res->reason), wbuf);
 	}
+	/* EE-1, after the last use of res: it may compute a result, and
+	 * one computed may move the results (fare_result_missed())
+	 */
+	fare_features_dest_changed(fi, dest);
 	return ret;
 }
 
