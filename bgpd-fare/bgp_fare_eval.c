@@ -449,19 +449,20 @@ static struct fare_result *fare_result_slot(const struct bgp_dest *dest)
 }
 
 /* A result to compute; evicted: it overwrites another destination's.
- * Too many of those in a window: more slots.
+ * Too many of those in a window: more slots (true: the slots moved).
  */
-static void fare_result_missed(bool evicted)
+static bool fare_result_missed(bool evicted)
 {
 	if (++fare_result_misses >= 4 * fare_result_slots)
 		fare_result_misses = fare_result_evictions = 0;
 	if (!evicted || ++fare_result_evictions < fare_result_slots ||
 	    fare_result_slots >= FARE_RESULT_SLOTS_MAX)
-		return;
+		return false;
 	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
 	fare_result_slots *= 2;
 	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, fare_result_slots * sizeof(*fare_results));
 	fare_result_misses = fare_result_evictions = 0;
+	return true;
 }
 
 /* bgpd selected the destination's paths anew: its result is out of date */
@@ -500,8 +501,8 @@ struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *d
 	res = fare_result_slot(dest);
 	if (res->dest == dest && res->best == best && res->generation == fare_generation_now())
 		return res;
-	fare_result_missed(res->dest && res->dest != dest);
-	res = fare_result_slot(dest); /* the slots may have grown */
+	if (fare_result_missed(res->dest && res->dest != dest))
+		res = fare_result_slot(dest);
 
 	fare_prefix_compute_internal(fi, dest, best, fp, true);
 	if (fp->n > FARE_RESULT_PATHS)

@@ -584,7 +584,7 @@ static bool wcmp_memo_match(const struct fare_wcmp_memo_entry *e, uint64_t h, co
 int fare_wcmp_weights_memo(struct fare_wcmp_memo *memo, const double *bw, size_t n,
 			   const struct fare_wcmp_limits *lim, uint32_t *weights)
 {
-	struct fare_wcmp_memo_entry *e, *e2;
+	struct fare_wcmp_memo_entry *e, *e2, *hit;
 	uint64_t h;
 	int result;
 
@@ -594,13 +594,14 @@ int fare_wcmp_weights_memo(struct fare_wcmp_memo *memo, const double *bw, size_t
 	h = wcmp_memo_hash(bw, n, lim);
 	e = &memo->slot[h & (FARE_WCMP_MEMO_SLOTS - 1)];
 	e2 = &memo->slot[(h >> 32) & (FARE_WCMP_MEMO_SLOTS - 1)];
-	if (!wcmp_memo_match(e, h, bw, n, lim) && wcmp_memo_match(e2, h, bw, n, lim))
-		e = e2;
-	if (wcmp_memo_match(e, h, bw, n, lim)) {
+	hit = wcmp_memo_match(e, h, bw, n, lim)	   ? e
+	      : wcmp_memo_match(e2, h, bw, n, lim) ? e2
+						   : NULL;
+	if (hit) {
 		memo->hits++;
-		e->used = ++memo->clock;
-		memcpy(weights, e->weights, n * sizeof(*weights));
-		return e->result;
+		hit->used = ++memo->clock;
+		memcpy(weights, hit->weights, n * sizeof(*weights));
+		return hit->result;
 	}
 	memo->misses++;
 	result = fare_wcmp_weights(bw, n, lim, weights);
