@@ -23,18 +23,25 @@
 DEFINE_MTYPE_STATIC(FARE, FARE_ECMP_COUNT, "FARE Enhanced ECMP routes per group");
 
 /* EE-4: a destination's remote group, and the routes per remote group
- * (fare_ecmp_dest_changed())
+ * (fare_ecmp_dest_changed()), each with its destinations: those to
+ * install anew when the balance moves the group
  */
+PREDECL_DLIST(fare_ecmp_group_dests);
+
 struct fare_ecmp_dest {
 	struct fare_ecmp_dests_item item;
-	const struct bgp_dest *dest; /* compared, never followed */
+	struct fare_ecmp_group_dests_item in_group;
+	struct bgp_dest *dest; /* locked while counted */
 	struct fare_ecmp_key key;
 };
+
+DECLARE_DLIST(fare_ecmp_group_dests, struct fare_ecmp_dest, in_group);
 
 struct fare_ecmp_count {
 	struct fare_ecmp_counts_item item;
 	struct fare_ecmp_key key;
 	uint32_t prefixes;
+	struct fare_ecmp_group_dests_head dests;
 };
 
 static int fare_ecmp_dest_cmp(const struct fare_ecmp_dest *a, const struct fare_ecmp_dest *b)
@@ -113,37 +120,48 @@ static void fare_ecmp_moved_cb(void *arg, struct fare_ecmp_key key, uint32_t fro
 	moved->keys[moved->n++] = key;
 }
 
-struct fare_ecmp_moved_walk {
-	struct fare_instance *fi;
-	const struct fare_ecmp_moved *moved;
-	unsigned long count;
-};
-
-/* a route of a remote group that moved: installed anew (EE-4) */
-static void fare_ecmp_moved_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
+/* The routes of the remote groups that moved, installed anew (EE-4):
+ * from each group's own destinations, locked while bgpd queues them.
+ */
+static unsigned long fare_ecmp_moved_reprocess(struct fare_instance *fi,
+					       const struct fare_ecmp_moved *moved)
 {
-	struct fare_ecmp_moved_walk *w = arg;
-	struct fare_ecmp_key key;
-	size_t i;
+	struct bgp_dest **dests = NULL;
+	struct fare_ecmp_dest *d;
+	size_t n = 0, cap = 0, i;
 
-	if (!fare_ecmp_dest_key(w->fi, dest, &key))
-		return;
-	for (i = 0; i < w->moved->n; i++)
-		if (!fare_ecmp_key_cmp(w->moved->keys[i], key))
-			break;
-	if (i == w->moved->n)
-		return;
-	fare_dest_reprocess(w->fi->bgp, dest, best);
-	w->count++;
+	for (i = 0; i < moved->n; i++) {
+		struct fare_ecmp_count *c = fare_ecmp_count_find(fi, moved->keys[i]);
+
+		if (!c)
+			continue;
+		frr_each (fare_ecmp_group_dests, &c->dests, d) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				dests = XREALLOC(MTYPE_FARE_ECMP_COUNT, dests, cap * sizeof(*dests));
+			}
+			dests[n++] = bgp_dest_lock_node(d->dest);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct bgp_path_info *best = fare_dest_selected(dests[i]);
+
+		if (best && bgp_dest_table(dests[i])->safi == SAFI_UNICAST)
+			fare_dest_reprocess(fi->bgp, dests[i], best);
+		bgp_dest_unlock_node(dests[i]);
+	}
+	XFREE(MTYPE_FARE_ECMP_COUNT, dests);
+	return n;
 }
 
 /* Groups no route carries any more leave the map. A removal moves at
  * most one other group, and only when the balance needs it (EE-4): the
  * routes of the groups that moved are installed anew, no other (during
  * a cold start groups come and go by the hundred, and re-evaluating
- * every route each time cost more than the rest of the start). The
- * search for those routes walks the table: the groups gone within
- * FARE_ECMP_GONE_DELAY_MS of the first leave together, with one walk.
+ * every route each time cost more than the rest of the start). Each
+ * count keeps its destinations, so no table walk looks for those routes;
+ * the groups gone within FARE_ECMP_GONE_DELAY_MS of the first leave
+ * together.
  */
 static void fare_ecmp_gone_event(struct event *event)
 {
@@ -171,20 +189,20 @@ static void fare_ecmp_gone_event(struct event *event)
 		fare_ecmp_map_set_move_cb(fi->ecmp->map, NULL, NULL);
 	fi->ecmp->n_gone = 0;
 	if (moved.n) {
-		struct fare_ecmp_moved_walk w = { .fi = fi, .moved = &moved };
+		unsigned long count;
 
 		fare_state_changed(); /* no result computed before is reused */
-		fare_unicast_walk(fi->bgp, AFI_UNSPEC, fare_ecmp_moved_dest, &w);
+		count = fare_ecmp_moved_reprocess(fi, &moved);
 		if (FARE_DEBUG)
 			zlog_debug("FARE: %s: %zu remote ECMP group(s) moved for the balance, %lu route(s) re-evaluated (EE-4)",
-				   fi->bgp->name_pretty, moved.n, w.count);
+				   fi->bgp->name_pretty, moved.n, count);
 	}
 	XFREE(MTYPE_FARE_ECMP_COUNT, moved.keys);
 }
 
-/* how long groups gone gather for one walk (the walks were 3 % of the
- * CPU samples of the ingress leaf of scripts/bench.sh spine when each
- * group went at once)
+/* how long groups gone gather before they leave the map together (table
+ * walks for them were 3 % of the CPU samples of the ingress leaf of
+ * scripts/bench.sh spine when each group went at once)
  */
 #define FARE_ECMP_GONE_DELAY_MS 100
 
@@ -209,23 +227,33 @@ void fare_ecmp_gone_check(struct fare_instance *fi, struct fare_ecmp_key key)
 		fare_ecmp_gone_add(fi, key);
 }
 
-static void fare_ecmp_count_add(struct fare_instance *fi, struct fare_ecmp_key key, int delta)
+/* a counted destination joins its group's count */
+static void fare_ecmp_count_join(struct fare_instance *fi, struct fare_ecmp_dest *d)
 {
-	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, key);
+	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, d->key);
 
 	if (!c) {
-		if (delta < 0)
-			return;
 		c = XCALLOC(MTYPE_FARE_ECMP_COUNT, sizeof(*c));
-		c->key = key;
+		c->key = d->key;
+		fare_ecmp_group_dests_init(&c->dests);
 		fare_ecmp_counts_add(&fi->ecmp->counts, c);
 	}
-	c->prefixes += delta;
-	if (c->prefixes)
+	fare_ecmp_group_dests_add_tail(&c->dests, d);
+	c->prefixes++;
+}
+
+/* ... and leaves it: a group left with no route may leave the map */
+static void fare_ecmp_count_leave(struct fare_instance *fi, struct fare_ecmp_dest *d)
+{
+	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, d->key);
+
+	fare_ecmp_group_dests_del(&c->dests, d);
+	if (--c->prefixes)
 		return;
+	fare_ecmp_group_dests_fini(&c->dests);
 	fare_ecmp_counts_del(&fi->ecmp->counts, c);
 	XFREE(MTYPE_FARE_ECMP_COUNT, c);
-	fare_ecmp_gone_add(fi, key);
+	fare_ecmp_gone_add(fi, d->key);
 }
 
 /* EE-4: a destination's paths were selected anew (or withdrawn): its
@@ -233,7 +261,7 @@ static void fare_ecmp_count_add(struct fare_instance *fi, struct fare_ecmp_key k
  */
 void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest)
 {
-	struct fare_ecmp_dest ref = { .dest = dest }, *d;
+	struct fare_ecmp_dest ref = { .dest = (struct bgp_dest *)dest }, *d;
 	struct fare_ecmp_key key;
 	bool has;
 
@@ -245,21 +273,21 @@ void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *des
 		return;
 	if (d && has && !fare_ecmp_key_cmp(d->key, key))
 		return;
-	if (has)
-		fare_ecmp_count_add(fi, key, 1);
 	if (d) {
-		fare_ecmp_count_add(fi, d->key, -1);
+		fare_ecmp_count_leave(fi, d);
 		if (!has) {
 			fare_ecmp_dests_del(&fi->ecmp->dests, d);
+			bgp_dest_unlock_node(d->dest);
 			XFREE(MTYPE_FARE_ECMP_COUNT, d);
 			return;
 		}
-	} else if (has) {
+	} else {
 		d = XCALLOC(MTYPE_FARE_ECMP_COUNT, sizeof(*d));
-		d->dest = dest;
+		d->dest = bgp_dest_lock_node((struct bgp_dest *)dest);
 		fare_ecmp_dests_add(&fi->ecmp->dests, d);
 	}
 	d->key = key;
+	fare_ecmp_count_join(fi, d);
 }
 
 void fare_ecmp_counts_clear(struct fare_instance *fi)
@@ -267,10 +295,16 @@ void fare_ecmp_counts_clear(struct fare_instance *fi)
 	struct fare_ecmp_dest *d;
 	struct fare_ecmp_count *c;
 
-	while ((d = fare_ecmp_dests_pop(&fi->ecmp->dests)))
-		XFREE(MTYPE_FARE_ECMP_COUNT, d);
-	while ((c = fare_ecmp_counts_pop(&fi->ecmp->counts)))
+	while ((c = fare_ecmp_counts_pop(&fi->ecmp->counts))) {
+		while (fare_ecmp_group_dests_pop(&c->dests))
+			;
+		fare_ecmp_group_dests_fini(&c->dests);
 		XFREE(MTYPE_FARE_ECMP_COUNT, c);
+	}
+	while ((d = fare_ecmp_dests_pop(&fi->ecmp->dests))) {
+		bgp_dest_unlock_node(d->dest);
+		XFREE(MTYPE_FARE_ECMP_COUNT, d);
+	}
 	event_cancel(&fi->ecmp->t_gone);
 	XFREE(MTYPE_FARE_ECMP_COUNT, fi->ecmp->gone);
 	fi->ecmp->n_gone = fi->ecmp->cap_gone = 0;
