@@ -90,12 +90,14 @@ class Fabric(Topology):
     """
 
     def __init__(self, routers, links, originate=None, extra=None, fare_lines=None,
-                 link_config="neighbor", ipv6_sessions=True):
+                 link_config="neighbor", ipv6_sessions=True, unnumbered=False):
         """routers: {name: asn}; links: [(a, b, gbps)];
         originate: {name: [prefix, ...]}; extra: {name: [router bgp lines]};
         fare_lines: {name: [router bgp lines]} (default " bgp fare");
         ipv6_sessions=False: IPv4 sessions only (IPv6 addresses all the
-        same)."""
+        same); unnumbered=True: no addresses on the links, one session per
+        link on its interface (`neighbor IFNAME interface`, IPv4 and IPv6
+        unicast over IPv6 link-local, RFC 5549)."""
         super().__init__()
         self.routers = dict(routers)
         self.links = list(links)
@@ -104,6 +106,7 @@ class Fabric(Topology):
         self.fare_lines = fare_lines or {}
         self.link_config = link_config
         self.ipv6_sessions = ipv6_sessions
+        self.unnumbered = unnumbered
 
     def ifname(self, k, name):
         """Interface of `name` on link k (1-based)."""
@@ -135,20 +138,23 @@ class Fabric(Topology):
     def config(self, name):
         asn = self.routers[name]
         lines = ["frr defaults datacenter", "hostname " + name, "!"]
-        sessions = []  # (address, remote as, gbps, ipv6)
+        # (address or interface, remote as, gbps, ipv6; None: unnumbered)
+        sessions = []
         for k, (a, b, gbps) in enumerate(self.links, 1):
             if name not in (a, b):
                 continue
             side = 1 if name == a else 2
             peer = b if name == a else a
-            lines += [
-                "interface " + self.ifname(k, name),
-                " ip address {}/24".format(self.addr(k, side)),
-                " ipv6 address {}/64".format(self.addr(k, side, True)),
-            ]
+            lines += ["interface " + self.ifname(k, name)]
+            if not self.unnumbered:
+                lines += [" ip address {}/24".format(self.addr(k, side)),
+                          " ipv6 address {}/64".format(self.addr(k, side, True))]
             if self.link_config == "interface":
                 lines.append(" bandwidth {}".format(gbps * 1000))
             lines += ["!"]
+            if self.unnumbered:
+                sessions.append((self.ifname(k, name), self.routers[peer], gbps, None))
+                continue
             for v6 in (False, True) if self.ipv6_sessions else (False,):
                 sessions.append((self.addr(k, 3 - side, v6), self.routers[peer], gbps, v6))
         lines += [
@@ -159,8 +165,9 @@ class Fabric(Topology):
             " bgp bestpath as-path multipath-relax",
             " timers bgp 3 9",
         ]
-        for addr, ras, _, _ in sessions:
-            lines.append(" neighbor {} remote-as {}".format(addr, ras))
+        for addr, ras, _, v6 in sessions:
+            lines.append(" neighbor {} {}remote-as {}".format(
+                addr, "interface " if v6 is None else "", ras))
         v4 = [p for p in self.originate.get(name, []) if ":" not in p]
         v6 = [p for p in self.originate.get(name, []) if ":" in p]
         lines += [" address-family ipv4 unicast"]
@@ -168,7 +175,7 @@ class Fabric(Topology):
         lines += ["  no neighbor {} activate".format(a) for a, _, _, v in sessions if v]
         lines += [" exit-address-family", " address-family ipv6 unicast"]
         lines += ["  network " + p for p in v6]
-        lines += ["  neighbor {} activate".format(a) for a, _, _, v in sessions if v]
+        lines += ["  neighbor {} activate".format(a) for a, _, _, v in sessions if v is not False]
         lines += [" exit-address-family"]
         lines += self.fare_lines.get(name, [" bgp fare"])
         if self.originate.get(name):

@@ -105,9 +105,11 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare.common import (bgp_zebra_client, frr_release, kernel_weights, start_fabric, tgen_or_skip,
+from fare.common import (bgp_zebra_client, kernel_weights, tgen_or_skip,
                          tx_packets, vtysh_json, wait_for)
 from fare.fabric import Fabric
+from fare.nhg import (group_members, kernel_route, module_groups, monitor_lines, monitor_start, monitor_stop,
+                      nhids, route_events, shared, start_nhg_fabric)
 from fare.metrics_check import check_format, scrape
 
 pytestmark = [pytest.mark.bgpd]
@@ -157,55 +159,11 @@ MONITOR = "/tmp/fare_nhg_monitor.txt"
 
 
 def setup_module(mod):
-    def config_of(name):
-        # FRR 10.3's series has no patch 0021: no shared groups to configure
-        text = FABRIC.config(name)
-        return text if frr_release(get_topogen()) >= (10, 7) else text.replace(" bgp fare nexthop-groups\n", "")
-
-    tgen = start_fabric(mod, FABRIC, config_of)
-    if frr_release(tgen) < (10, 7):
-        tgen.stop_topology()
-        pytest.skip("FRR {}.{}: the series has no shared nexthop groups (patch 0021)".format(*frr_release(tgen)),
-                    allow_module_level=True)
+    start_nhg_fabric(mod, FABRIC)
 
 
 def teardown_module(_mod):
     get_topogen().stop_topology()
-
-
-def _route(router, prefix):
-    fam = "-6" if ":" in prefix else "-4"
-    routes = json.loads(router.run("ip -j {} route show {}".format(fam, prefix)) or "[]")
-    return routes[0] if routes else {}
-
-
-def _nhids(router, prefixes):
-    return {p: _route(router, p).get("nhid") for p in prefixes}
-
-
-def _group_members(router, nhid):
-    "{device: weight} of kernel nexthop group nhid ({} when there is none)."
-    out = router.run("ip -j nexthop show id {} 2>/dev/null".format(nhid)).strip()
-    if not out:
-        return {}
-    nhg = json.loads(out)[0]
-    members = {}
-    for m in nhg.get("group", []):
-        nh = json.loads(router.run("ip -j nexthop show id {}".format(m["id"])))[0]
-        members[nh["dev"]] = m.get("weight", 1)
-    return members
-
-
-def _module_groups(router):
-    "{id: show bgp fare nexthop-groups json's group} of r1's default instance."
-    j = vtysh_json(router, "show bgp fare nexthop-groups json")
-    return {g["id"]: g for g in j.get("groups", [])}
-
-
-def _shared(router, prefixes):
-    "The one nhid all of prefixes have, None when they differ or have none."
-    ids = set(_nhids(router, prefixes).values())
-    return ids.pop() if len(ids) == 1 else None
 
 
 STATE = {}
@@ -220,14 +178,14 @@ def test_one_group_per_weight_vector():
         ipv6 = prefixes is PREFIXES6
         for p in prefixes:
             assert wait_for(lambda: kernel_weights(r1, p, ipv6=ipv6), exp) == exp, p
-        assert wait_for(lambda: _shared(r1, prefixes) in _module_groups(r1), True) is True
-        gid = _shared(r1, prefixes)
-        assert gid, _nhids(r1, prefixes)
+        assert wait_for(lambda: shared(r1, prefixes) in module_groups(r1), True) is True
+        gid = shared(r1, prefixes)
+        assert gid, nhids(r1, prefixes)
         # the module's group: in its show, with all N prefixes
-        groups = wait_for(lambda: _module_groups(r1).get(gid, {}).get("prefixes"), N)
-        assert groups == N, _module_groups(r1)
-        assert _group_members(r1, gid) == exp
-        g = _module_groups(r1)[gid]
+        groups = wait_for(lambda: module_groups(r1).get(gid, {}).get("prefixes"), N)
+        assert groups == N, module_groups(r1)
+        assert group_members(r1, gid) == exp
+        g = module_groups(r1)[gid]
         assert sorted(m["weight"] for m in g["members"]) == [1, 1]
         # show bgp fare shows the prefix's group
         fam = "ipv6" if ipv6 else "ipv4"
@@ -237,15 +195,11 @@ def test_one_group_per_weight_vector():
 
 
 def _monitor_start(router):
-    router.run("rm -f {0}; ip -ts monitor route nexthop > {0} 2>&1 & echo $! > {0}.pid"
-               .format(MONITOR))
-    time.sleep(0.5)
+    monitor_start(router, MONITOR)
 
 
 def _monitor_stop(router):
-    time.sleep(1)  # anything late still counted
-    router.run("kill $(cat {0}.pid)".format(MONITOR))
-    return router.run("cat {}".format(MONITOR))
+    return monitor_stop(router, MONITOR)
 
 
 def _change_in_place(r1, change, exp, what, early):
@@ -256,8 +210,8 @@ def _change_in_place(r1, change, exp, what, early):
     # only what zebra sends, not the kernel's notifications of the routes
     # of a replaced group (compat mode 1)
     r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
-    replaced = {fam: (_module_groups(r1)[STATE[fam]]["replacedInPlace"],
-                      _module_groups(r1)[STATE[fam]]["replacedBeforePass"]) for fam in ("ipv4", "ipv6")}
+    replaced = {fam: (module_groups(r1)[STATE[fam]]["replacedInPlace"],
+                      module_groups(r1)[STATE[fam]]["replacedBeforePass"]) for fam in ("ipv4", "ipv6")}
     _monitor_start(r1)
     try:
         t0 = time.time()
@@ -265,7 +219,7 @@ def _change_in_place(r1, change, exp, what, early):
             "%H:%M:%S", time.localtime(t0)) + ("%.6f" % (t0 % 1))[1:]))
         change()
         for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
-            got = wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=100, wait=0.1)
+            got = wait_for(lambda: group_members(r1, STATE[fam]), exp, count=100, wait=0.1)
             assert got == exp, (what, fam, got)
         elapsed = time.time() - t0
     finally:
@@ -276,17 +230,14 @@ def _change_in_place(r1, change, exp, what, early):
                                                        "\n".join(monitor.splitlines()[:40])))
     # every prefix still on its group, with the new weights
     for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
-        assert _nhids(r1, prefixes) == {p: STATE[fam] for p in prefixes}, what
+        assert nhids(r1, prefixes) == {p: STATE[fam] for p in prefixes}, what
         for p in prefixes:
             assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, (what, p)
-        g = _module_groups(r1)[STATE[fam]]
+        g = module_groups(r1)[STATE[fam]]
         assert (g["replacedInPlace"], g["replacedBeforePass"]) == (
             replaced[fam][0] + 1, replaced[fam][1] + (1 if early else 0)), (what, fam)
-    lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
-    ours = set(PREFIXES + PREFIXES6)
-    # "[time] PREFIX ..." or "[time] Deleted PREFIX ..."
-    route_events = [l for l in lines if ours & set(l.split()[1:3])]
-    assert route_events == [], (what, monitor)
+    lines = monitor_lines(monitor)
+    assert route_events(lines, PREFIXES + PREFIXES6) == [], (what, monitor)
     group_events = [l for l in lines if re.search(r"\bid ({}|{}) group".format(
         STATE["ipv4"], STATE["ipv6"]), l)]
     assert len(group_events) == 2, (what, monitor)
@@ -465,7 +416,7 @@ def test_traffic_alarm():
 def _group_view(router):
     "{id: (prefixes, installed, sorted (interface, weight))} of the module's groups."
     return {gid: (g["prefixes"], g["installed"], sorted((m["interface"], m["weight"]) for m in g["members"]))
-            for gid, g in _module_groups(router).items()}
+            for gid, g in module_groups(router).items()}
 
 
 def _groups_before_restart(r1):
@@ -475,7 +426,7 @@ def _groups_before_restart(r1):
     before = _group_view(r1)
     for fam in ("ipv4", "ipv6"):
         assert before[STATE[fam]] == (N, True, sorted(exp.items())), before
-        assert _group_members(r1, STATE[fam]) == exp
+        assert group_members(r1, STATE[fam]) == exp
     return exp, before
 
 
@@ -483,9 +434,9 @@ def _assert_groups_back(r1, exp, before):
     """After zebra's restart: every route back on its group, the same ids
     and weights exp, and bgpd's show (before) and zebra's agree."""
     for prefixes, fam in ((PREFIXES, "ipv4"), (PREFIXES6, "ipv6")):
-        got = wait_for(lambda: _nhids(r1, prefixes), {p: STATE[fam] for p in prefixes}, count=60, wait=0.5)
+        got = wait_for(lambda: nhids(r1, prefixes), {p: STATE[fam] for p in prefixes}, count=60, wait=0.5)
         assert got == {p: STATE[fam] for p in prefixes}, (fam, got, r1.run("ip nexthop; ip route; ip -6 route"))
-        assert wait_for(lambda: _group_members(r1, STATE[fam]), exp, count=20, wait=0.5) == exp, fam
+        assert wait_for(lambda: group_members(r1, STATE[fam]), exp, count=20, wait=0.5) == exp, fam
         for p in prefixes:
             assert kernel_weights(r1, p, ipv6=fam == "ipv6") == exp, (fam, p)
     # bgpd's show agrees: the same groups, installed, all prefixes on them
@@ -517,7 +468,7 @@ def test_zebra_restart():
     assert r1.killDaemons(["zebra"]) == ""
     assert r1.run("kill -0 {} 2>&1 && echo alive".format(zebra_pid)).strip() != "alive"
     # the kernel keeps what the dead zebra installed
-    assert _group_members(r1, STATE["ipv4"]) == exp
+    assert group_members(r1, STATE["ipv4"]) == exp
     r1.startDaemons(["zebra"])
     out = r1.run("vtysh -b -d zebra 2>&1")
     sys.stderr.write("fare_nhg: zebra started again {:.1f} s after the kill: {}\n".format(
@@ -570,7 +521,7 @@ def test_zebra_graceful_restart():
         r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
         sys.stderr.write("fare_nhg: zebra -K {}: {} monitor line(s)\n{}\n".format(
             ZEBRA_KEEP, len(monitor.splitlines()), "\n".join(monitor.splitlines()[:60])))
-    lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
+    lines = monitor_lines(monitor)
     ours = set(PREFIXES + PREFIXES6)
     deleted = [l for l in lines if "Deleted" in l.split()[1:2] and (
         ours & set(l.split()[2:3]) or re.search(r"\bid ({}|{}) ".format(STATE["ipv4"], STATE["ipv6"]), l))]
@@ -593,14 +544,14 @@ def test_prefix_moves_when_its_vector_changes():
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "neighbor 10.100.2.1 prefix-list NOMOVER out\n")
     assert wait_for(lambda: kernel_weights(r1, MOVER), {"to-r2": 1}) == {"to-r2": 1}
-    single = _route(r1, MOVER).get("nhid")
+    single = kernel_route(r1, MOVER).get("nhid")
     assert single != gid
     # the others stay where they were, weights unchanged
-    assert _nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
-    assert _group_members(r1, gid) == {"to-r2": 1, "to-r3": 2}
+    assert nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
+    assert group_members(r1, gid) == {"to-r2": 1, "to-r3": 2}
     # a single next hop has no weight to change: zebra's own next hop, as
     # without the command, and no group of the module
-    groups = _module_groups(r1)
+    groups = module_groups(r1)
     assert groups[gid]["prefixes"] == N - 1
     assert single not in groups
     j = vtysh_json(r1, "show bgp ipv4 fare {} json".format(MOVER))
@@ -608,32 +559,32 @@ def test_prefix_moves_when_its_vector_changes():
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "no neighbor 10.100.2.1 prefix-list NOMOVER out\n")
-    assert wait_for(lambda: _route(r1, MOVER).get("nhid"), gid) == gid
-    assert wait_for(lambda: _module_groups(r1)[gid]["prefixes"], N) == N
+    assert wait_for(lambda: kernel_route(r1, MOVER).get("nhid"), gid) == gid
+    assert wait_for(lambda: module_groups(r1)[gid]["prefixes"], N) == N
 
     # MOVER's path via r3 with another next hop (r3's second address):
     # the same weights, another next-hop set, a group of its own
     r3.run("ip address add {}/24 dev to-r1".format(MOVER_NH))
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "neighbor 10.100.2.1 route-map MOVERNH out\n")
-    assert wait_for(lambda: _route(r1, MOVER).get("nhid") != gid, True) is True
-    moved = _route(r1, MOVER).get("nhid")
-    assert _group_members(r1, moved) == {"to-r2": 1, "to-r3": 2}
+    assert wait_for(lambda: kernel_route(r1, MOVER).get("nhid") != gid, True) is True
+    moved = kernel_route(r1, MOVER).get("nhid")
+    assert group_members(r1, moved) == {"to-r2": 1, "to-r3": 2}
     members = json.loads(r1.run("ip -j nexthop show id {}".format(moved)))[0]["group"]
     gws = {json.loads(r1.run("ip -j nexthop show id {}".format(m["id"])))[0].get("gateway")
            for m in members}
     assert gws == {"10.100.1.2", MOVER_NH}, gws
-    assert _nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
-    groups = _module_groups(r1)
+    assert nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
+    groups = module_groups(r1)
     assert groups[gid]["prefixes"] == N - 1
     assert moved in groups and groups[moved]["prefixes"] == 1, groups
     STATE["moved"] = moved
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "no neighbor 10.100.2.1 route-map MOVERNH out\n")
-    assert wait_for(lambda: _route(r1, MOVER).get("nhid"), gid) == gid
-    assert wait_for(lambda: moved in _module_groups(r1), False) is False
-    assert _module_groups(r1)[gid]["prefixes"] == N
+    assert wait_for(lambda: kernel_route(r1, MOVER).get("nhid"), gid) == gid
+    assert wait_for(lambda: moved in module_groups(r1), False) is False
+    assert module_groups(r1)[gid]["prefixes"] == N
     # deleted from the kernel too
     assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
                     "") == ""
@@ -669,13 +620,13 @@ def test_remote_change_of_some_prefixes():
     for _, half, _ in fams:
         assert wait_for(lambda: _tagged(r1, half[0]), True) is True, half[0]
     for prefixes, _, fam in fams:
-        assert _shared(r1, prefixes) == STATE[fam], fam
+        assert shared(r1, prefixes) == STATE[fam], fam
     # r3's value for the half halved: 1:2 (r1's link to r2 at 5G, after the
     # tests before) becomes 1:1; 1:1 (this test alone) becomes 2:1
-    before = {g: _group_members(r1, g) for g in gids}
+    before = {g: group_members(r1, g) for g in gids}
     half_exp = {g: {"to-r2": 1, "to-r3": 1} if b == {"to-r2": 1, "to-r3": 2} else {
         "to-r2": 2, "to-r3": 1} for g, b in before.items()}
-    replaced = {g: _module_groups(r1)[g]["replacedInPlace"] for g in gids}
+    replaced = {g: module_groups(r1)[g]["replacedInPlace"] for g in gids}
     r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=0")
     _monitor_start(r1)
     moved = {}
@@ -683,10 +634,10 @@ def test_remote_change_of_some_prefixes():
         r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
                      "bgp fare multihoming prefix-list FAREHALF factor 2\n")
         for (_, half, fam), gid in zip(fams, gids):
-            assert wait_for(lambda: _shared(r1, half) not in (None, gid), True, count=100,
-                            wait=0.1) is True, (fam, _nhids(r1, half))
-            moved[gid] = _shared(r1, half)
-            assert wait_for(lambda: _group_members(r1, moved[gid]), half_exp[gid]) == half_exp[gid]
+            assert wait_for(lambda: shared(r1, half) not in (None, gid), True, count=100,
+                            wait=0.1) is True, (fam, nhids(r1, half))
+            moved[gid] = shared(r1, half)
+            assert wait_for(lambda: group_members(r1, moved[gid]), half_exp[gid]) == half_exp[gid]
     finally:
         monitor = _monitor_stop(r1)
         r1.run("sysctl -qw net.ipv4.nexthop_compat_mode=1")
@@ -694,29 +645,27 @@ def test_remote_change_of_some_prefixes():
         "\n".join(monitor.splitlines()[:40])))
     # the others kept their group and weights, and the groups were never
     # replaced: not in the monitor, not counted
-    lines = [l for l in monitor.splitlines() if l.strip() and not l.startswith("Timestamp")]
-    groups = _module_groups(r1)
+    lines = monitor_lines(monitor)
+    groups = module_groups(r1)
     for (prefixes, half, fam), gid in zip(fams, gids):
         rest = [p for p in prefixes if p not in half]
-        assert _nhids(r1, rest) == {p: gid for p in rest}, fam
-        assert _group_members(r1, gid) == before[gid], fam
+        assert nhids(r1, rest) == {p: gid for p in rest}, fam
+        assert group_members(r1, gid) == before[gid], fam
         assert not [l for l in lines if re.search(r"\bid {} ".format(gid), l)], (fam, monitor)
         assert groups[gid]["replacedInPlace"] == replaced[gid], (fam, groups)
         assert (groups[gid]["prefixes"], groups[moved[gid]]["prefixes"]) == (
             N - len(half), len(half)), (fam, groups)
     # one route event per prefix of the halves, none for the others
-    ours = set(PREFIXES + PREFIXES6)
-    events = sorted(p for l in lines for p in l.split()[1:3] if p in ours)
-    assert events == sorted(HALF + HALF6), monitor
+    assert route_events(lines, PREFIXES + PREFIXES6) == sorted(HALF + HALF6), monitor
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\n"
                  "no bgp fare multihoming prefix-list FAREHALF factor 2\n")
     _tag_halves(r3, False)
     for (prefixes, _, fam), gid in zip(fams, gids):
-        assert wait_for(lambda: _shared(r1, prefixes), gid) == gid, fam
-        assert wait_for(lambda: moved[gid] in _module_groups(r1), False) is False, fam
-        assert _module_groups(r1)[gid]["prefixes"] == N
-        assert _group_members(r1, gid) == before[gid]
+        assert wait_for(lambda: shared(r1, prefixes), gid) == gid, fam
+        assert wait_for(lambda: moved[gid] in module_groups(r1), False) is False, fam
+        assert module_groups(r1)[gid]["prefixes"] == N
+        assert group_members(r1, gid) == before[gid]
         assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(
             moved[gid])).strip(), "") == "", fam
 
@@ -728,7 +677,7 @@ def test_knob_off_and_config():
     assert "\n bgp fare nexthop-groups\n" in r1.vtysh_cmd("show running-config")
     assert vtysh_json(r1, "show bgp fare json")["config"]["nexthopGroups"] is True
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nno bgp fare nexthop-groups\n")
-    assert wait_for(lambda: _module_groups(r1), {}) == {}
+    assert wait_for(lambda: module_groups(r1), {}) == {}
     assert "bgp fare nexthop-groups" not in r1.vtysh_cmd("show running-config")
     for p in PREFIXES:
         assert kernel_weights(r1, p) == {"to-r2": 1, "to-r3": 2}, p
@@ -737,13 +686,13 @@ def test_knob_off_and_config():
     # the traffic of the group of the routes as the kernel's table has it
     # (RTA_NH_ID; the routes may stay on the id the module's group had):
     # one group for the N IPv4 prefixes
-    zgid = _shared(r1, PREFIXES)
-    assert zgid, _nhids(r1, PREFIXES)
+    zgid = shared(r1, PREFIXES)
+    assert zgid, nhids(r1, PREFIXES)
     assert _traffic(r1)["groupsOf"] == "zebra"
     g = _check_traffic(r1, zgid, "zebra", {"to-r2": 1, "to-r3": 2}, 2000)
     assert g["prefixes"] == N, g
     r1.vtysh_cmd("configure terminal\nrouter bgp 65001\nbgp fare nexthop-groups\n")
-    assert wait_for(lambda: _shared(r1, PREFIXES) in _module_groups(r1), True) is True
+    assert wait_for(lambda: shared(r1, PREFIXES) in module_groups(r1), True) is True
 
 
 if __name__ == "__main__":
