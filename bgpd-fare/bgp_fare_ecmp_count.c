@@ -87,7 +87,10 @@ static struct fare_ecmp_count *fare_ecmp_count_find(struct fare_instance *fi,
 }
 
 /* The remote group a destination's route is counted under: its selected
- * path's GroupID (EE-3), for a route not originated here.
+ * path's GroupID (EE-3), for a route not originated here. At a selection
+ * (bgp_route_selected) bgpd's flag still marks the path selected before
+ * it: one withdrawn or no longer valid counts no more, and the new one,
+ * if any, is counted when its weights go to zebra.
  */
 static bool fare_ecmp_dest_key(struct fare_instance *fi, const struct bgp_dest *dest,
 			       struct fare_ecmp_key *key)
@@ -95,7 +98,8 @@ static bool fare_ecmp_dest_key(struct fare_instance *fi, const struct bgp_dest *
 	struct bgp_path_info *best = fare_dest_selected((struct bgp_dest *)dest);
 	struct fare_groupid gid;
 
-	if (!best || fare_route_is_local(fi->bgp, best) ||
+	if (!best || CHECK_FLAG(best->flags, BGP_PATH_REMOVED) ||
+	    !CHECK_FLAG(best->flags, BGP_PATH_VALID) || fare_route_is_local(fi->bgp, best) ||
 	    !fare_ecmp_route_groupid(fi, best->attr, &gid))
 		return false;
 	*key = (struct fare_ecmp_key){ .router_id = gid.router_id, .group_id = gid.group_id };

@@ -100,6 +100,11 @@ Checks:
      take sub-group 1's weights in the kernel; the lines back: 2 + 2.
      Also: leaf2's prefix-lists edited, deleted and made again, the
      GroupIDs leaf1 sees follow.
+ 10. EE-4, a group's routes withdrawn: leaf2 no longer originates
+     G22's prefixes; leaf1 has none of them and the group leaves its map
+     (bgpd still marks a withdrawn path selected when the module counts:
+     it was counted on for ever before), the others keep their counts;
+     the routes back: 2 + 2 again.
 """
 
 import os
@@ -873,6 +878,31 @@ def test_groups_gone_balance_moves_one():
             i = leaf_of[key[0]]
             conf_bgp(tgen.gears["leaf{}".format(i)], ASN[i], line[key].strip())
     steady(tgen, "the groups back")
+
+def test_group_withdrawn_leaves_map():
+    """EE-4: every route of a remote group withdrawn (leaf2 no longer
+    originates G22's prefixes): leaf1 has none of them, the group leaves
+    its map and the others keep their counts. The routes back: 4 groups,
+    2 + 2, again."""
+    tgen = tgen_or_skip()
+    leaf1, leaf2 = tgen.gears["leaf1"], tgen.gears["leaf2"]
+    steady(tgen, "before a group's routes are withdrawn")
+
+    def networks(no):
+        leaf2.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family ipv4 unicast\n{}".format(
+            ASN[2], "".join("{}network {}\n".format(no, p) for p in GROUPS[G22])))
+
+    try:
+        networks("no ")
+        for p in GROUPS[G22]:
+            assert wait_for(lambda: fare_prefix(leaf1, p), {}) == {}, p
+        exp = {k: len(v) for k, v in GROUPS.items() if k != G22}
+        got = wait_for(lambda: {k: v[2] for k, v in remote_map(leaf1).items()}, exp, count=20)
+        assert got == exp, ecmp_groups(leaf1)
+    finally:
+        networks("")
+    steady(tgen, "the group's routes back")
+
 
 if __name__ == "__main__":
     args = ["-s"] + sys.argv[1:]
