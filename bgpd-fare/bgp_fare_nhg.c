@@ -581,13 +581,17 @@ static int fare_nhg_route_withdrawn(struct bgp *bgp, struct bgp_dest *dest)
 }
 
 /* bgpd selected the destination's paths anew: with none selected, the
- * route is gone, withdrawn from zebra or dropped with its VRF
+ * route is gone, withdrawn from zebra or dropped with its VRF (the
+ * common case, a path selected, needs no lookup)
  */
 void fare_nhg_dest_selected(struct bgp_dest *dest)
 {
-	struct fare_nhg_route *r = fare_nhg_route_find(dest);
+	struct fare_nhg_route *r;
 
-	if (r && !fare_dest_selected(dest))
+	if (fare_dest_selected(dest))
+		return;
+	r = fare_nhg_route_find(dest);
+	if (r)
 		fare_nhg_route_free(r);
 }
 
