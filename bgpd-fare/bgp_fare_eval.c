@@ -65,6 +65,9 @@ struct fare_ga_set {
 	uint16_t as[4];
 };
 
+/* the last received value read (bgpd's main thread reads them all) */
+static struct fare_bw_wire_memo fare_wire_memo;
+
 /* Read the Path Bandwidth of one type (transitive or not) from attr. */
 static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transitive,
 			   enum fare_pb_state *state, double *bw, struct fare_ga_set *gas,
@@ -119,7 +122,7 @@ static void fare_attr_read(const struct attr *attr, uint8_t subtype, bool transi
 	} else if (found) {
 		/* A usable value next to an unusable one: the usable one. */
 		*state = FARE_PB_PRESENT;
-		*bw = fare_bw_wire_value(value);
+		*bw = fare_bw_wire_value_memo(value, &fare_wire_memo);
 	} else if (invalid) {
 		*state = FARE_PB_INVALID;
 	}

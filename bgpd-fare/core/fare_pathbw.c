@@ -155,24 +155,23 @@ static double fare_bw_wire_round(double d)
 
 double fare_bw_wire_value(float value)
 {
-	/* the last value read, which the next one most often is (a fabric's
-	 * paths carry few values): log10() and pow() once for it
-	 */
-	static _Thread_local float last_value;
-	static _Thread_local double last_result;
-	static _Thread_local bool last_set;
 	double d = value;
 
 	if (!(d > 0) || isinf(d))
 		return d;
 	if (d >= FARE_PATHBW_MAX_BYTES_PER_SEC)
 		return FARE_PATHBW_MAX_BYTES_PER_SEC;
-	if (last_set && value == last_value)
-		return last_result;
-	last_result = fare_bw_wire_round(d);
-	last_value = value;
-	last_set = true;
-	return last_result;
+	return fare_bw_wire_round(d);
+}
+
+double fare_bw_wire_value_memo(float value, struct fare_bw_wire_memo *memo)
+{
+	if (memo->set && value == memo->value)
+		return memo->result;
+	memo->result = fare_bw_wire_value(value);
+	memo->value = value;
+	memo->set = true;
+	return memo->result;
 }
 
 struct bw_unit {

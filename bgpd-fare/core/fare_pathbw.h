@@ -86,13 +86,27 @@ enum fare_bw_class fare_bw_classify(float v);
  */
 const char *fare_bw_class_name(enum fare_bw_class c);
 /* FARE-4: a value that can take part in min()/sum(): VALID or ZERO */
+bool fare_bw_class_usable(enum fare_bw_class c);
+
 /* The value a Path Bandwidth float on the wire stands for, in bytes/s:
  * rounded to 6 significant digits (FLT_DIG), so that 400 Gb/s sent as
  * float reads back as exactly 5e10; FLT_MAX stays FLT_MAX (FARE-2).
  * For usable classes only.
  */
 double fare_bw_wire_value(float value);
-bool fare_bw_class_usable(enum fare_bw_class c);
+
+/* The last value read and what it stands for: the next one most often
+ * is the same (a fabric's paths carry few values), and then costs no
+ * log10() or pow(). The caller keeps one per thread; zeroed is empty.
+ */
+struct fare_bw_wire_memo {
+	float value;
+	double result;
+	bool set;
+};
+
+/* fare_bw_wire_value() through memo */
+double fare_bw_wire_value_memo(float value, struct fare_bw_wire_memo *memo);
 
 /* FARE-1: sub-types IANA has assigned in the Transitive (0x00) or
  * Non-Transitive (0x40) Two-Octet AS-Specific registries (route target,

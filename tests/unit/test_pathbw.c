@@ -479,6 +479,7 @@ static void test_double_sums_exact(void **state)
 static void test_wire_value(void **state)
 {
 	static const double gbps[] = { 1, 10, 25, 40, 50, 100, 200, 400, 800, 1600, 3200, 51200 };
+	struct fare_bw_wire_memo memo = {};
 	size_t i;
 
 	(void)state;
@@ -496,16 +497,18 @@ static void test_wire_value(void **state)
 	assert_true(fare_bw_wire_value(FLT_MAX) == FLT_MAX);
 	/* 7th digit is rounded away, relative change below 5e-6 */
 	assert_true(fare_bw_wire_value((float)1234567e3) == 1234570e3);
-	/* the same value again, and values in turn: the last one is
-	 * remembered, never another's
+	/* through a memo: the same value again, and values in turn: the
+	 * last one is remembered, never another's
 	 */
 	for (i = 0; i < 4; i++) {
-		assert_true(fare_bw_wire_value((float)5e10) == 5e10);
-		assert_true(fare_bw_wire_value((float)5e10) == 5e10);
-		assert_true(fare_bw_wire_value((float)1.25e10) == 1.25e10);
-		assert_true(fare_bw_wire_value(0.0f) == 0.0);
-		assert_true(fare_bw_wire_value((float)1.25e10) == 1.25e10);
-		assert_true(fare_bw_wire_value((float)1234567e3) == 1234570e3);
+		assert_true(fare_bw_wire_value_memo((float)5e10, &memo) == 5e10);
+		assert_true(memo.set && memo.value == (float)5e10);
+		assert_true(fare_bw_wire_value_memo((float)5e10, &memo) == 5e10);
+		assert_true(fare_bw_wire_value_memo((float)1.25e10, &memo) == 1.25e10);
+		assert_true(fare_bw_wire_value_memo(0.0f, &memo) == 0.0);
+		assert_true(fare_bw_wire_value_memo((float)1.25e10, &memo) == 1.25e10);
+		assert_true(fare_bw_wire_value_memo((float)1234567e3, &memo) == 1234570e3);
+		assert_true(fare_bw_wire_value_memo(FLT_MAX, &memo) == FLT_MAX);
 	}
 }
 
