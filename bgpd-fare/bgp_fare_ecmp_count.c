@@ -40,8 +40,7 @@ DECLARE_DLIST(fare_ecmp_group_dests, struct fare_ecmp_dest, in_group);
 struct fare_ecmp_count {
 	struct fare_ecmp_counts_item item;
 	struct fare_ecmp_key key;
-	uint32_t prefixes;
-	struct fare_ecmp_group_dests_head dests;
+	struct fare_ecmp_group_dests_head dests; /* its routes, counted */
 };
 
 static int fare_ecmp_dest_cmp(const struct fare_ecmp_dest *a, const struct fare_ecmp_dest *b)
@@ -125,14 +124,14 @@ static void fare_ecmp_moved_cb(void *arg, struct fare_ecmp_key key, uint32_t fro
 }
 
 /* The routes of the remote groups that moved, installed anew (EE-4):
- * from each group's own destinations, locked while bgpd queues them.
+ * from each group's own destinations (bgp_process() only queues them)
  */
 static unsigned long fare_ecmp_moved_reprocess(struct fare_instance *fi,
 					       const struct fare_ecmp_moved *moved)
 {
-	struct bgp_dest **dests = NULL;
 	struct fare_ecmp_dest *d;
-	size_t n = 0, cap = 0, i;
+	unsigned long count = 0;
+	size_t i;
 
 	for (i = 0; i < moved->n; i++) {
 		struct fare_ecmp_count *c = fare_ecmp_count_find(fi, moved->keys[i]);
@@ -140,22 +139,15 @@ static unsigned long fare_ecmp_moved_reprocess(struct fare_instance *fi,
 		if (!c)
 			continue;
 		frr_each (fare_ecmp_group_dests, &c->dests, d) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				dests = XREALLOC(MTYPE_FARE_ECMP_COUNT, dests, cap * sizeof(*dests));
-			}
-			dests[n++] = bgp_dest_lock_node(d->dest);
+			struct bgp_path_info *best = fare_dest_selected(d->dest);
+
+			if (!best || bgp_dest_table(d->dest)->safi != SAFI_UNICAST)
+				continue;
+			fare_dest_reprocess(fi->bgp, d->dest, best);
+			count++;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		struct bgp_path_info *best = fare_dest_selected(dests[i]);
-
-		if (best && bgp_dest_table(dests[i])->safi == SAFI_UNICAST)
-			fare_dest_reprocess(fi->bgp, dests[i], best);
-		bgp_dest_unlock_node(dests[i]);
-	}
-	XFREE(MTYPE_FARE_ECMP_COUNT, dests);
-	return n;
+	return count;
 }
 
 /* Groups no route carries any more leave the map. A removal moves at
@@ -243,7 +235,6 @@ static void fare_ecmp_count_join(struct fare_instance *fi, struct fare_ecmp_dest
 		fare_ecmp_counts_add(&fi->ecmp->counts, c);
 	}
 	fare_ecmp_group_dests_add_tail(&c->dests, d);
-	c->prefixes++;
 }
 
 /* ... and leaves it: a group left with no route may leave the map */
@@ -252,7 +243,7 @@ static void fare_ecmp_count_leave(struct fare_instance *fi, struct fare_ecmp_des
 	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, d->key);
 
 	fare_ecmp_group_dests_del(&c->dests, d);
-	if (--c->prefixes)
+	if (fare_ecmp_group_dests_count(&c->dests))
 		return;
 	fare_ecmp_group_dests_fini(&c->dests);
 	fare_ecmp_counts_del(&fi->ecmp->counts, c);
@@ -345,7 +336,7 @@ uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key
 {
 	struct fare_ecmp_count *c = fare_ecmp_count_find(fi, key);
 
-	return c ? c->prefixes : 0;
+	return c ? fare_ecmp_group_dests_count(&c->dests) : 0;
 }
 
 void fare_ecmp_count_state_init(struct fare_instance *fi)
