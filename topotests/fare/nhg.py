@@ -42,10 +42,9 @@ def group_members(router, nhid):
     return members
 
 
-def module_groups(router, vrf=None):
-    "{id: show bgp [vrf VRF] fare nexthop-groups json's group}."
-    j = vtysh_json(router, "show bgp {}fare nexthop-groups json".format(
-        "vrf {} ".format(vrf) if vrf else ""))
+def module_groups(router):
+    "{id: show bgp fare nexthop-groups json's group} of the default instance."
+    j = vtysh_json(router, "show bgp fare nexthop-groups json")
     return {g["id"]: g for g in j.get("groups", [])}
 
 

@@ -100,11 +100,12 @@ Checks:
      take sub-group 1's weights in the kernel; the lines back: 2 + 2.
      Also: leaf2's prefix-lists edited, deleted and made again, the
      GroupIDs leaf1 sees follow.
- 10. EE-4, a group's routes withdrawn: leaf2 no longer originates
-     G22's prefixes; leaf1 has none of them and the group leaves its map
-     (bgpd still marks a withdrawn path selected when the module counts:
-     it was counted on for ever before), the others keep their counts;
-     the routes back: 2 + 2 again.
+ 10. EE-4, routes withdrawn: leaf2 no longer originates G22's IPv4
+     prefixes, leaf3 G32's IPv6 one; leaf1 has none of them, G22 leaves
+     its map and G32 counts one prefix less (bgpd still marks a withdrawn
+     path selected when the module counts: such routes were counted on
+     for ever before), the others keep their counts; the routes back:
+     2 + 2 again.
 """
 
 import os
@@ -879,29 +880,39 @@ def test_groups_gone_balance_moves_one():
             conf_bgp(tgen.gears["leaf{}".format(i)], ASN[i], line[key].strip())
     steady(tgen, "the groups back")
 
+
+# G22's IPv4 prefixes (leaf2) and G32's IPv6 one (leaf3)
+WITHDRAWN = {2: GROUPS[G22], 3: [p for p in GROUPS[G32] if ":" in p]}
+
+
 def test_group_withdrawn_leaves_map():
     """EE-4: every route of a remote group withdrawn (leaf2 no longer
-    originates G22's prefixes): leaf1 has none of them, the group leaves
-    its map and the others keep their counts. The routes back: 4 groups,
-    2 + 2, again."""
+    originates G22's IPv4 prefixes): leaf1 has none of them, the group
+    leaves its map; leaf3 withdraws G32's IPv6 prefix: G32 counts one
+    prefix less; the others keep their counts. The routes back: 4
+    groups, 2 + 2, again."""
     tgen = tgen_or_skip()
-    leaf1, leaf2 = tgen.gears["leaf1"], tgen.gears["leaf2"]
-    steady(tgen, "before a group's routes are withdrawn")
+    leaf1 = tgen.gears["leaf1"]
+    steady(tgen, "before routes are withdrawn")
 
     def networks(no):
-        leaf2.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family ipv4 unicast\n{}".format(
-            ASN[2], "".join("{}network {}\n".format(no, p) for p in GROUPS[G22])))
+        for i, prefixes in WITHDRAWN.items():
+            tgen.gears["leaf{}".format(i)].vtysh_cmd(
+                "configure terminal\nrouter bgp {}\n".format(ASN[i]) +
+                "".join("address-family {} unicast\n{}network {}\nexit-address-family\n".format(
+                    afi_of(p), no, p) for p in prefixes))
 
     try:
         networks("no ")
-        for p in GROUPS[G22]:
-            assert wait_for(lambda: fare_prefix(leaf1, p), {}) == {}, p
+        for p in WITHDRAWN[2] + WITHDRAWN[3]:
+            assert wait_for(lambda: fare_prefix(leaf1, p, afi_of(p)), {}) == {}, p
         exp = {k: len(v) for k, v in GROUPS.items() if k != G22}
+        exp[G32] -= len(WITHDRAWN[3])
         got = wait_for(lambda: {k: v[2] for k, v in remote_map(leaf1).items()}, exp, count=20)
         assert got == exp, ecmp_groups(leaf1)
     finally:
         networks("")
-    steady(tgen, "the group's routes back")
+    steady(tgen, "the routes back")
 
 
 if __name__ == "__main__":

@@ -99,9 +99,9 @@ def teardown_module(_mod):
 def _sessions(router):
     "{neighbor: (state, remote AS)} of `show bgp summary json`, both families."
     out = {}
+    summary = vtysh_json(router, "show bgp summary json")
     for fam in ("ipv4Unicast", "ipv6Unicast"):
-        peers = vtysh_json(router, "show bgp summary json").get(fam, {}).get("peers", {})
-        for name, p in peers.items():
+        for name, p in summary.get(fam, {}).get("peers", {}).items():
             out[(fam, name)] = (p.get("state"), p.get("remoteAs"))
     return out
 
