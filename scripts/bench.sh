@@ -22,8 +22,13 @@
 #       (FARE_BENCH_VARIANTS): bgpd CPU and peak RSS from a cold start, a
 #       local event at the spine (its link to leaf1 degrades), a session
 #       reset, the longest bgpd task and the module's own longest task.
-#       About 25 min. FARE_BENCH_TRACE=1 logs FARE's decisions on the spine
-#       and leaf8 (not for figures).
+#       About 25 min. FARE_BENCH_SPINE_COLD_ROUNDS=K (1) cold starts every
+#       variant K times in all, in turns, and adds their median (min-max):
+#       about 2.5 min more per variant and round.
+#       FARE_BENCH_SPINE_LOOP_DETECTION=1 configures the leaves with
+#       sender-side AS-path loop detection towards the spine.
+#       FARE_BENCH_TRACE=1 logs FARE's decisions on the spine and leaf8
+#       (not for figures).
 #   sun  the control-plane cost per GPU server in a multi-plane scale-up
 #       network (SUN-1): pods of 64, 1024 and 4096 GPUs
 #       (FARE_BENCH_SUN_SIZES=64,1024 to shorten), 8 GPUs per server, 4

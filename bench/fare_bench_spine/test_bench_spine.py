@@ -28,8 +28,11 @@ FARE_BENCH_VARIANTS (comma-separated) picks some of them.
 
 Figures per variant:
 - cold start: bgpd CPU seconds (utime+stime) from bgpd's start until the
-  spine's kernel holds all N prefixes over 8 equal members and leaf8's
-  the 7N/8 others; on the spine, on leaf8 and summed over all routers;
+  spine's kernel holds all N prefixes over 8 equal members, leaf8 has
+  the 7N/8 others on each of its 8 sessions, and every bgpd is done (all
+  of them together under 0.1 s of CPU per second, twice in a row; the
+  wall time runs to the start of that quiet); on the spine, on leaf8 and
+  summed over all routers;
   bgpd peak RSS (VmHWM) on the spine and leaf8;
 - a local event at the spine: its link to-leaf1-1 drops from 400G to 50G
   (zebra's interface `bandwidth`): the time to the last kernel change in
@@ -53,11 +56,19 @@ Figures per variant:
   one run (the wall time also counts the time the other routers' daemons
   had the core, on this 2-core machine);
 - FARE variants: the wall time of `show bgp fare ecmp-groups json` on
-  leaf8 (vtysh included) and the number of remote groups it shows.
+  leaf8 (vtysh included) and the number of remote groups it shows;
+- FARE_BENCH_SPINE_LOOP_DETECTION=1: every leaf's sessions to the spine
+  with `neighbor X sender-as-path-loop-detection`, so that no leaf sends
+  the spine back the routes it has from it (the spine drops them: its AS
+  is in their path); the spine itself stays in one update-group;
+- FARE_BENCH_SPINE_COLD_ROUNDS=K (1): K cold starts of every variant in
+  all, in turns, the cold-start figures of each round kept: their median
+  (min-max), and the ratios of the medians to plain ECMP's.
 """
 
 import ipaddress
 import os
+import statistics
 import time
 import pytest
 
@@ -85,6 +96,13 @@ NAMES = {"ecmp": "plain ECMP", "frr-lb": "FRR link-bandwidth",
          "fare-draft": "FARE draft", "fare-avg": "FARE averaged",
          "fare-draft-nhg": "FARE draft, groups", "fare-avg-nhg": "FARE averaged, groups"}
 RESULTS = {}
+# FARE_BENCH_SPINE_COLD_ROUNDS (1): more cold starts of every variant, in
+# turns (ecmp, fare, ecmp, fare, ...), cold-start figures only: the
+# report adds their median (min-max). One cold start of bgpd varies
+# between runs by up to 3x in CPU and memory whatever the variant.
+COLD_ROUNDS = max(1, int(os.environ.get("FARE_BENCH_SPINE_COLD_ROUNDS", "1")))
+COLD = {v: [] for v in ALL_VARIANTS}
+QUIET_CPU = 0.1  # s of CPU per s, all bgpd together: the cold start is over
 
 
 def _base(leaf):
@@ -140,6 +158,11 @@ def _fabric(variant):
         extra["spine"] += ["  neighbor {} route-map CUMULATIVE out".format(f.addr(k, 1))
                            for k in range(1, len(LINKS) + 1)]
         extra["spine"].append(" exit-address-family")
+    if os.environ.get("FARE_BENCH_SPINE_LOOP_DETECTION"):
+        # the leaves send the spine no route whose AS path holds the
+        # spine's AS (it would drop them): one update-group still
+        for k, (leaf, _, _) in enumerate(LINKS, 1):
+            lines[leaf].append(" neighbor {} sender-as-path-loop-detection".format(f.addr(k, 2)))
     f.extra = extra
     return f
 
@@ -231,6 +254,58 @@ def _peer(spine, addr):
     return p.get("state"), p.get("pfxRcd"), p.get("pfxSnt")
 
 
+def _ingress_received(ingress):
+    """The prefixes received on each of leaf8's sessions."""
+    peers = ingress.vtysh_cmd("show bgp ipv4 unicast summary json", isjson=True).get("peers", {})
+    return sorted(p.get("pfxRcd", 0) for p in peers.values())
+
+
+def _quiet(tgen, t_start):
+    """Until no bgpd works any more (all of them together under QUIET_CPU
+    s of CPU per second, twice in a row): the wall time from t_start to
+    the start of the quiet, and each router's bgpd CPU then. The cold
+    start's work goes on past the first moment its routes are all there:
+    paths and values still arrive on further sessions."""
+    def sample():
+        return time.monotonic(), {n: bgpd_cpu(r) for n, r in tgen.routers().items()}
+
+    t_prev, cpu_prev = sample()
+    quiet_since = None
+    for _ in range(600):
+        time.sleep(1)
+        t, cpu = sample()
+        busy = sum(cpu.values()) - sum(cpu_prev.values())
+        if busy < QUIET_CPU * (t - t_prev):
+            if quiet_since:
+                return quiet_since[0] - t_start, quiet_since[1]
+            quiet_since = (t_prev, cpu_prev)
+        else:
+            quiet_since = None
+        t_prev, cpu_prev = t, cpu
+    raise AssertionError("bgpd never went quiet")
+
+
+def _cold_start(tgen, variant):
+    """Every bgpd started anew with the variant's configuration, until the
+    spine's kernel holds every prefix over 8 equal members, leaf8 has the
+    others on all 8 sessions and every bgpd is quiet: the wall time, bgpd
+    CPU (spine, leaf8, all) and peak RSS (spine, leaf8)."""
+    spine, ingress = tgen.gears["spine"], tgen.gears[INGRESS]
+    t_start = restart_every_bgpd(tgen, variant, _config, ("spine", INGRESS))
+    cold = (N, 0)
+    assert wait_for(lambda: _spine_state(spine), cold, count=900, wait=1) == cold, variant
+    assert wait_for(lambda: bgp_route_count(ingress), N - PER_LEAF, count=300) == N - PER_LEAF
+    # leaf8 has every prefix on each of its 8 sessions
+    full = [N - PER_LEAF] * LINKS_PER_LEAF
+    assert wait_for(lambda: _ingress_received(ingress), full, count=600, wait=1) == full, variant
+    wall, cpu = _quiet(tgen, t_start)
+    res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
+           "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
+           "rss_ingress": bgpd_hwm_mb(ingress)}
+    COLD[variant].append(res)
+    return res
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_spine(variant):
     tgen = get_topogen()
@@ -245,16 +320,9 @@ def test_spine(variant):
             assert wait_for(lambda: int(router.run(SHARP_ROUTES)),
                             PER_LEAF, count=300) == PER_LEAF
     fare = variant.startswith("fare")
-    t_start = restart_every_bgpd(tgen, variant, _config, ("spine", INGRESS))
     cold = (N, 0)
-    assert wait_for(lambda: _spine_state(spine), cold, count=900, wait=1) == cold, variant
-    assert wait_for(lambda: bgp_route_count(ingress), N - PER_LEAF, count=300) == N - PER_LEAF
-    wall = time.monotonic() - t_start
-    cpu = {name: bgpd_cpu(r) for name, r in tgen.routers().items()}
-    res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
-           "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
-           "rss_ingress": bgpd_hwm_mb(ingress),
-           "updates": (bgp_updates(spine)[1], bgp_updates(ingress)[0])}
+    res = dict(_cold_start(tgen, variant))
+    res["updates"] = (bgp_updates(spine)[1], bgp_updates(ingress)[0])
     if fare:
         c = vtysh_json(spine, "show bgp fare json").get("counters", {})
         res["passes"] = (c.get("peerOnlyRefreshes"), c.get("reannouncePasses"))
@@ -304,6 +372,46 @@ def test_spine(variant):
         # leaf8's weighted routes on a shared group of the module, and not
         res["ingress_on_groups"] = _on_groups(ingress)
     RESULTS[variant] = res
+
+
+@pytest.mark.parametrize("cold_round", range(2, COLD_ROUNDS + 1))
+def test_spine_cold_rounds(cold_round):
+    """The further cold starts, every variant in turn (after test_spine's
+    first round)."""
+    for variant in VARIANTS:
+        _cold_start(get_topogen(), variant)
+
+
+def _spread(values, fmt="{:.2f}"):
+    """median (min-max)"""
+    return (fmt + " ({}-{})").format(statistics.median(values), fmt.format(min(values)),
+                                      fmt.format(max(values)))
+
+
+def _cold_rounds_report():
+    keys = ["cpu_spine", "cpu_ingress", "cpu_all", "rss_spine", "rss_ingress"]
+    lines = ["", "cold starts: {} per variant, in turns; median (min-max)".format(COLD_ROUNDS),
+             "{:<22} {:>22} {:>22} {:>22} {:>24} {:>24}".format(
+                 "variant", "CPU s, spine", "CPU s, leaf8", "CPU s, all", "peak RSS MB, spine",
+                 "peak RSS MB, leaf8")]
+    med = {}
+    for v in VARIANTS:
+        runs = COLD.get(v)
+        if not runs:
+            continue
+        med[v] = {k: statistics.median(r[k] for r in runs) for k in keys}
+        lines.append("{:<22} {:>22} {:>22} {:>22} {:>24} {:>24}".format(
+            NAMES[v], *[_spread([r[k] for r in runs], "{:.1f}" if k.startswith("rss")
+                                else "{:.2f}") for k in keys]))
+    base = med.get("ecmp")
+    if base:
+        lines.append("ratio of the medians to plain ECMP's (CPU spine / leaf8 / all, peak RSS "
+                     "spine / leaf8):")
+        for v in VARIANTS:
+            if v in med and v != "ecmp":
+                lines.append("{:<22} {}".format(NAMES[v], " / ".join(
+                    "{:.2f}".format(med[v][k] / base[k]) for k in keys)))
+    return lines
 
 
 def _last(ev):
@@ -377,4 +485,6 @@ def test_report():
                     r["cpu_ingress"] / base["cpu_ingress"], r["cpu_all"] / base["cpu_all"],
                     r["rss_spine"] / base["rss_spine"], r["rss_ingress"] / base["rss_ingress"],
                     r["reset"][1] / base["reset"][1] if base["reset"][1] else float("nan")))
+    if COLD_ROUNDS > 1:
+        lines += _cold_rounds_report()
     report("\n".join(lines))
