@@ -32,13 +32,14 @@ def bgpd_hwm_mb(router):
     return int(m.group(1)) / 1024 if m else float("nan")
 
 
-def bgp_updates(router):
+def bgp_updates(router, kind="updates"):
     """(UPDATE messages received, sent) by bgpd over all its sessions
-    since they came up (`show bgp neighbors json`'s message counters)."""
+    since they came up (`show bgp neighbors json`'s message counters);
+    kind="routeRefresh": the ROUTE-REFRESH messages."""
     peers = router.vtysh_cmd("show bgp neighbors json", isjson=True)
     stats = [p.get("messageStats", {}) for p in peers.values() if isinstance(p, dict)]
-    return (sum(s.get("updatesRecv", 0) for s in stats),
-            sum(s.get("updatesSent", 0) for s in stats))
+    return (sum(s.get(kind + "Recv", 0) for s in stats),
+            sum(s.get(kind + "Sent", 0) for s in stats))
 
 
 def bgpd_stalls_ms(router):
@@ -160,17 +161,24 @@ def bgp_route_count(router, ipv6=False):
         6 if ipv6 else 4)).strip() or 0)
 
 
-def restart_every_bgpd(tgen, variant, config_of, emptied):
+def restart_every_bgpd(tgen, variant, config_of, emptied, order=None):
     """Kill every bgpd, wait until the kernels of the routers named in
     `emptied` hold no BGP route, then start every bgpd with
     config_of(name, variant) (written to the log directory, read with
-    `vtysh -f`); return the monotonic time of the start."""
+    `vtysh -f`), in the order of the names in `order` (default: the
+    topology's); return the monotonic time of the start. A session comes
+    up as soon as both ends have their neighbor line, while `vtysh -f`
+    may still be reading the rest: an inbound policy read after that asks
+    the neighbor for its routes again (ROUTE-REFRESH), so a router whose
+    neighbors have inbound policies goes after them."""
     kill_every_bgpd(tgen)
     for name in emptied:
         router = tgen.gears[name]
         assert wait_for(lambda: bgp_route_count(router), 0, count=180) == 0, name
     t = time.monotonic()
-    for name, router in tgen.routers().items():
+    routers = tgen.routers()
+    for name in order or list(routers):
+        router = routers[name]
         path = os.path.join(tgen.logdir, "configs", "{}-{}.conf".format(name, variant))
         with open(path, "w") as f:
             f.write(config_of(name, variant))
