@@ -24,7 +24,7 @@
 #       reset, the longest bgpd task and the module's own longest task.
 #       About 25 min. FARE_BENCH_SPINE_COLD_ROUNDS=K (1) cold starts every
 #       variant K times in all, in turns, and adds their median (min-max):
-#       about 2.5 min more per variant and round.
+#       about 1.5 min more per variant and round.
 #       FARE_BENCH_SPINE_LOOP_DETECTION=1 configures the leaves with
 #       sender-side AS-path loop detection towards the spine.
 #       FARE_BENCH_TRACE=1 logs FARE's decisions on the spine and leaf8

@@ -173,7 +173,9 @@ FABRICS = {v: _fabric(v) for v in ALL_VARIANTS}
 def _preamble(name):
     if name == "spine":
         return ["route-map CUMULATIVE permit 10", " set extcommunity bandwidth cumulative", "exit"]
-    lines = ["route-map NONE deny 10", "exit",
+    # route-map changes at once, not 5 s later when the sessions are up
+    # (each leaf would then ask the spine for its routes again)
+    lines = ["bgp route-map delay-timer 0", "route-map NONE deny 10", "exit",
              "route-map LB permit 10", " set extcommunity bandwidth 40000", "exit"]
     for _, plist, nets in _group_lists(name):
         lines += ["ip prefix-list {} seq {} permit {} le 32".format(plist, 5 * i, net)
