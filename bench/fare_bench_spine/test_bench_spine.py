@@ -63,7 +63,12 @@ Figures per variant:
   is in their path); the spine itself stays in one update-group;
 - FARE_BENCH_SPINE_COLD_ROUNDS=K (1): K cold starts of every variant in
   all, in turns, the cold-start figures of each round kept: their median
-  (min-max), and the ratios of the medians to plain ECMP's.
+  (min-max), and the ratios of the medians to plain ECMP's;
+- FARE_BENCH_SPINE_UPDATE_DELAY=S: the spine with bgpd's `update-delay S`
+  (every variant): after its start it selects no best path and sends no
+  UPDATE until every configured session is up and has sent its
+  End-of-RIB, or S seconds have passed; it then selects each prefix's
+  best path once, with all its paths in, and sends it once.
 """
 
 import ipaddress
@@ -163,6 +168,9 @@ def _fabric(variant):
         # spine's AS (it would drop them): one update-group still
         for k, (leaf, _, _) in enumerate(LINKS, 1):
             lines[leaf].append(" neighbor {} sender-as-path-loop-detection".format(f.addr(k, 2)))
+    if os.environ.get("FARE_BENCH_SPINE_UPDATE_DELAY"):
+        lines["spine"].append(" update-delay {}".format(
+            int(os.environ["FARE_BENCH_SPINE_UPDATE_DELAY"])))
     f.extra = extra
     return f
 
