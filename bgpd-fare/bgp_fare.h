@@ -286,9 +286,11 @@ struct fare_feature {
 	/* a prefix's weights computed (EE-4 notes what the core did) */
 	void (*prefix_evaluated)(struct fare_instance *fi, struct bgp_path_info *best,
 				 struct fare_prefix *fp);
-	/* a destination's paths were selected anew or its weights sent to
-	 * zebra (EE-1 follows)
+	/* a destination's paths were selected anew (bgp_route_selected:
+	 * the path selected before still carries bgpd's flag)
 	 */
+	void (*dest_selected)(struct fare_instance *fi, const struct bgp_dest *dest);
+	/* a destination's weights were sent to zebra (EE-1 follows both) */
 	void (*dest_changed)(struct fare_instance *fi, const struct bgp_dest *dest);
 	/* a session came up */
 	void (*peer_up)(struct fare_instance *fi, struct peer *peer);
@@ -308,6 +310,7 @@ extern const bool *fare_features_prefix_restrict(struct fare_instance *fi,
 						 struct bgp_path_info *best, struct fare_prefix *fp);
 extern void fare_features_prefix_evaluated(struct fare_instance *fi, struct bgp_path_info *best,
 					   struct fare_prefix *fp);
+extern void fare_features_dest_selected(struct fare_instance *fi, const struct bgp_dest *dest);
 extern void fare_features_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest);
 extern void fare_features_peer_up(struct fare_instance *fi, struct peer *peer);
 extern void fare_features_config_write(struct vty *vty, struct fare_instance *fi);

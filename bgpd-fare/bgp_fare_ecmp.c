@@ -761,6 +761,7 @@ const struct fare_feature fare_ecmp_feature = {
 	.instance_free = fare_ecmp_fini,
 	.prefix_restrict = fare_ecmp_restrict,
 	.prefix_evaluated = fare_ecmp_apply,
+	.dest_selected = fare_ecmp_dest_selected,
 	.dest_changed = fare_ecmp_dest_changed,
 	.config_write = fare_ecmp_config_write,
 };

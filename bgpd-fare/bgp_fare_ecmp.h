@@ -91,6 +91,7 @@ extern void fare_ecmp_count_state_init(struct fare_instance *fi);
 extern void fare_ecmp_count_state_fini(struct fare_instance *fi);
 extern void fare_ecmp_counts_build(struct fare_instance *fi);
 extern void fare_ecmp_counts_clear(struct fare_instance *fi);
+extern void fare_ecmp_dest_selected(struct fare_instance *fi, const struct bgp_dest *dest);
 extern void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest);
 extern void fare_ecmp_gone_check(struct fare_instance *fi, struct fare_ecmp_key key);
 extern uint32_t fare_ecmp_count_prefixes(struct fare_instance *fi, struct fare_ecmp_key key);

@@ -69,8 +69,8 @@ DECLARE_HASH(fare_ecmp_counts, struct fare_ecmp_count, item, fare_ecmp_count_cmp
 	     fare_ecmp_count_hash);
 
 /* EE-4: the routes of each remote group are counted as they change
- * (fare_ecmp_dest_changed(), at each selection of a destination's paths):
- * a show reads the counts, and a remote group no route carries any more
+ * (fare_ecmp_dest_changed() when a route's weights go to zebra,
+ * fare_ecmp_dest_selected() when its selected path goes): a show reads the counts, and a remote group no route carries any more
  * leaves the map (which may move one other group to keep the balance)
  * once the events at hand are handled. Counted while the map exists:
  * one walk of the instance's routes when it is made, or when the GroupID
@@ -283,6 +283,25 @@ void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *des
 	}
 	d->key = key;
 	fare_ecmp_count_join(fi, d);
+}
+
+/* At a selection (bgp_route_selected) only a route that goes is counted
+ * out: the path selected before, which still carries bgpd's flag, was
+ * withdrawn or is no longer valid. A route whose selected path stays
+ * valid is counted (under its new path's GroupID, if it changed) when
+ * its weights go to zebra, just after: the common case, one more path
+ * of a destination, needs no lookup here. A destination selected for
+ * the first time was never counted.
+ */
+void fare_ecmp_dest_selected(struct fare_instance *fi, const struct bgp_dest *dest)
+{
+	struct bgp_path_info *before = fare_dest_selected((struct bgp_dest *)dest);
+
+	if (!fi->ecmp->counted || !before ||
+	    (!CHECK_FLAG(before->flags, BGP_PATH_REMOVED) &&
+	     CHECK_FLAG(before->flags, BGP_PATH_VALID)))
+		return;
+	fare_ecmp_dest_changed(fi, dest);
 }
 
 void fare_ecmp_counts_clear(struct fare_instance *fi)

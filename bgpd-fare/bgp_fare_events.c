@@ -122,7 +122,7 @@ int fare_route_selected(struct bgp *bgp, afi_t afi, safi_t safi, struct bgp_dest
 
 	/* EE-1: the ingress tables follow (withdrawals included) */
 	if (fi)
-		fare_features_dest_changed(fi, dest);
+		fare_features_dest_selected(fi, dest);
 	fare_result_forget(dest);
 	fare_nhg_dest_selected(dest);
 	return 0;

@@ -507,6 +507,7 @@ const struct fare_feature fare_ingress_feature = {
 	.name = "Enhanced ECMP ingress grouping",
 	.instance_new = fare_ingress_init,
 	.instance_free = fare_ingress_fini,
+	.dest_selected = fare_ingress_note,
 	.dest_changed = fare_ingress_note,
 	.config_write = fare_ingress_config_write,
 };

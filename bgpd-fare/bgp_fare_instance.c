@@ -74,6 +74,11 @@ void fare_features_prefix_evaluated(struct fare_instance *fi, struct bgp_path_in
 	FARE_FEATURES_CALL(prefix_evaluated, fi, best, fp);
 }
 
+void fare_features_dest_selected(struct fare_instance *fi, const struct bgp_dest *dest)
+{
+	FARE_FEATURES_CALL(dest_selected, fi, dest);
+}
+
 void fare_features_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest)
 {
 	FARE_FEATURES_CALL(dest_changed, fi, dest);
