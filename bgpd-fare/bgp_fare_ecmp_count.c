@@ -70,7 +70,8 @@ DECLARE_HASH(fare_ecmp_counts, struct fare_ecmp_count, item, fare_ecmp_count_cmp
 
 /* EE-4: the routes of each remote group are counted as they change
  * (fare_ecmp_dest_changed() when a route's weights go to zebra,
- * fare_ecmp_dest_selected() when its selected path goes): a show reads the counts, and a remote group no route carries any more
+ * fare_ecmp_dest_selected() when its selected path goes): a show reads
+ * the counts, and a remote group no route carries any more
  * leaves the map (which may move one other group to keep the balance)
  * once the events at hand are handled. Counted while the map exists:
  * one walk of the instance's routes when it is made, or when the GroupID

@@ -27,6 +27,9 @@
 #       about 1.5 min more per variant and round.
 #       FARE_BENCH_SPINE_LOOP_DETECTION=1 configures the leaves with
 #       sender-side AS-path loop detection towards the spine.
+#       FARE_BENCH_SPINE_UPDATE_DELAY=S gives the spine bgpd's
+#       `update-delay S` (each prefix selected and sent once after every
+#       session's End-of-RIB).
 #       FARE_BENCH_TRACE=1 logs FARE's decisions on the spine and leaf8
 #       (not for figures).
 #   sun  the control-plane cost per GPU server in a multi-plane scale-up
