@@ -57,8 +57,10 @@ installed do not depend on N): it re-announces to its peers only
 """
 
 import math
+import os
 import struct
 import sys
+import time
 import pytest
 
 # pylint: disable=C0413
@@ -390,6 +392,61 @@ def test_outbound_policy_edits():
     _spine_cmd(tgen, "router bgp 65000", "address-family ipv4 unicast",
                "no neighbor {} prefix-list DENYALL out".format(_addr("leaf4", "spine")))
     _expect_all_four(tgen, 4)
+
+
+
+UPDATE_DELAY = 20  # s
+
+
+def _spine_update_delay(tgen):
+    "Whether the spine's bgpd is in its update-delay (read-only mode)."
+    j = vtysh_json(tgen.gears["spine"], "show bgp ipv4 unicast summary json")
+    return bool(j.get("updateDelayInProgress"))
+
+
+def test_update_delay():
+    """bgpd's update-delay: the spine's bgpd restarts with `update-delay
+    20`, leaf3 keeping its session shut (a configured session that does
+    not come up: the delay runs its full 20 s). The sessions that come up
+    meanwhile change N, but bgpd has selected no route and sent none: the
+    module asks for the re-announcements (peerOnlyRefreshes) and makes no
+    pass over the table (reannouncePasses stays 0). When the delay ends,
+    bgpd announces its table with the N of then: 2, leaf1 and leaf2
+    receive 100G / 2 (leaf4 is denied again by the configuration read
+    anew)."""
+    tgen = tgen_or_skip()
+    spine = tgen.gears["spine"]
+    tgen.gears["leaf3"].vtysh_cmd(
+        "configure terminal\nrouter bgp 65103\nneighbor {} shutdown\n".format(LEAF3_SESSION))
+    spine.killDaemons(["bgpd"])
+    path = os.path.join(tgen.logdir, "configs", "spine-update-delay.conf")
+    with open(path, "w") as f:
+        f.write(config("spine").replace(
+            "router bgp 65000\n", "router bgp 65000\n update-delay {}\n".format(UPDATE_DELAY)))
+    t0 = time.monotonic()
+    spine.startDaemons(["bgpd"])
+    spine.run("vtysh -f " + path)
+    # the sessions to leaf0 (the source), leaf1 and leaf2 come up: N
+    # changes while the delay runs
+    for addr in [_addr(leaf, "spine") for leaf in ("leaf0", "leaf1", "leaf2")]:
+        state = wait_for(
+            lambda: vtysh_json(spine, "show bgp neighbors {} json".format(addr))
+            .get(addr, {}).get("bgpState"), "Established", count=60, wait=0.5)
+        assert state == "Established", "spine-{}: {}".format(addr, state)
+    # past the re-announcement's settling (at most 1 s), still in the delay
+    time.sleep(2)
+    assert _spine_update_delay(tgen), "update-delay over {:.1f} s after the start".format(
+        time.monotonic() - t0)
+    _, asked, passes = _spine_counters(tgen)
+    assert asked >= 1 and passes == 0, (
+        "during bgpd's update-delay: {} re-announcement(s) asked for, {} pass(es)".format(
+            asked, passes))
+    assert _values(tgen, ["leaf1", "leaf2"]) == {"leaf1": None, "leaf2": None}
+    assert wait_for(lambda: _spine_update_delay(tgen), False, count=UPDATE_DELAY + 20) is False
+    _expect_n(tgen, 2)
+    _, _, passes = _spine_counters(tgen)
+    assert passes == 0, "{} pass(es) over the table for sessions up during the delay".format(
+        passes)
 
 
 if __name__ == "__main__":
