@@ -18,11 +18,12 @@
 #   spine  a spine with 64 BGP sessions (8 leaves, 8 parallel links each)
 #       and 200,000 prefixes (FARE_BENCH_SPINE_PREFIXES) carrying 1,000
 #       distinct ECMP GroupIDs (FARE_BENCH_SPINE_GROUPS), leaf8 an ingress
-#       leaf with sub-groups; the same six variants as scale
-#       (FARE_BENCH_VARIANTS): bgpd CPU and peak RSS from a cold start, a
+#       leaf with sub-groups; the same six variants as scale and
+#       ecmp-tagged, plain ECMP whose leaves tag their prefixes with as
+#       many route targets as FARE's GroupIDs (FARE_BENCH_VARIANTS): bgpd CPU and peak RSS from a cold start, a
 #       local event at the spine (its link to leaf1 degrades), a session
 #       reset, the longest bgpd task and the module's own longest task.
-#       About 25 min. FARE_BENCH_SPINE_COLD_ROUNDS=K (1) cold starts every
+#       About 28 min. FARE_BENCH_SPINE_COLD_ROUNDS=K (1) cold starts every
 #       variant K times in all, in turns, and adds their median (min-max):
 #       about 1.5 min more per variant and round.
 #       FARE_BENCH_SPINE_LOOP_DETECTION=1 configures the leaves with
@@ -30,6 +31,8 @@
 #       FARE_BENCH_SPINE_UPDATE_DELAY=S gives the spine bgpd's
 #       `update-delay S` (each prefix selected and sent once after every
 #       session's End-of-RIB).
+#       FARE_BENCH_SPINE_TASKS=1 saves the spine's and leaf8's `show event
+#       cpu` and `show zebra client` after each cold start.
 #       FARE_BENCH_TRACE=1 logs FARE's decisions on the spine and leaf8
 #       (not for figures).
 #   sun  the control-plane cost per GPU server in a multi-plane scale-up

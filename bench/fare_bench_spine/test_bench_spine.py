@@ -15,6 +15,12 @@ route-map), so that the machine's two cores go to the spine. The variants
 take turns on the same fabric, each from a cold start of every bgpd:
 
   ecmp       plain ECMP: the module loaded (-M fare), `bgp fare` off;
+  ecmp-tagged  the same, each leaf tagging its prefixes by the same
+             prefix-lists with one of its G/8 route targets (`set
+             extcommunity rt AS:j` on `redistribute sharp`): as many
+             distinct attributes as FARE's GroupIDs, so the spine packs
+             its UPDATEs as it does with FARE (one per GroupID), and
+             leaf8 receives a prefix's eight paths in as many UPDATEs;
   frr-lb     FRR's link-bandwidth WCMP (`set extcommunity bandwidth` on
              the leaves, `... cumulative` on the spine's 64 sessions);
   fare-draft FARE draft mode (FARE-4/5), hold-down 0;
@@ -34,6 +40,9 @@ Figures per variant:
   wall time runs to the start of that quiet); on the spine, on leaf8 and
   summed over all routers;
   bgpd peak RSS (VmHWM) on the spine and leaf8;
+- the route messages leaf8's bgpd sent its zebra in the cold start (`show
+  zebra client`, IPv4 adds and updates): a prefix whose eight paths come
+  in several UPDATEs may go to zebra once per step;
 - a local event at the spine: its link to-leaf1-1 drops from 400G to 50G
   (zebra's interface `bandwidth`): the time to the last kernel change in
   the spine's namespace (`ip -ts monitor` event timestamps), the spine's
@@ -68,7 +77,11 @@ Figures per variant:
   (every variant): after its start it selects no best path and sends no
   UPDATE until every configured session is up and has sent its
   End-of-RIB, or S seconds have passed; it then selects each prefix's
-  best path once, with all its paths in, and sends it once.
+  best path once, with all its paths in, and sends it once;
+- FARE_BENCH_SPINE_TASKS=1: after each cold start, the spine's and leaf8's
+  `show event cpu` and `show zebra client` go to the log directory
+  (tasks-<variant>-<n>.txt), to see which tasks the cold start's CPU went
+  to and how many messages bgpd sent zebra.
 """
 
 import ipaddress
@@ -94,13 +107,14 @@ GROUPS_PER_LEAF = GROUPS // len(LEAVES)
 INGRESS = "leaf8"
 ROUTERS = dict([("spine", 65000)] + [(l, 65100 + i) for i, l in enumerate(LEAVES, 1)])
 LINKS = [(l, "spine", 400) for l in LEAVES for _ in range(LINKS_PER_LEAF)]
-ALL_VARIANTS = ["ecmp", "frr-lb", "fare-draft", "fare-avg", "fare-draft-nhg", "fare-avg-nhg"]
+ALL_VARIANTS = ["ecmp", "ecmp-tagged", "frr-lb", "fare-draft", "fare-avg", "fare-draft-nhg", "fare-avg-nhg"]
 VARIANTS = [v for v in os.environ.get("FARE_BENCH_VARIANTS", ",".join(ALL_VARIANTS)).split(",")
             if v in ALL_VARIANTS]
-NAMES = {"ecmp": "plain ECMP", "frr-lb": "FRR link-bandwidth",
+NAMES = {"ecmp": "plain ECMP", "ecmp-tagged": "plain ECMP, tagged", "frr-lb": "FRR link-bandwidth",
          "fare-draft": "FARE draft", "fare-avg": "FARE averaged",
          "fare-draft-nhg": "FARE draft, groups", "fare-avg-nhg": "FARE averaged, groups"}
 RESULTS = {}
+BASELINES = ("ecmp", "ecmp-tagged")  # what the ratios are to
 # FARE_BENCH_SPINE_COLD_ROUNDS (1): more cold starts of every variant, in
 # turns (ecmp, fare, ecmp, fare, ...), cold-start figures only: the
 # report adds their median (min-max). One cold start of bgpd varies
@@ -133,7 +147,7 @@ def _group_lists(leaf):
 
 
 def _fabric(variant):
-    fare = {"ecmp": [], "frr-lb": []}.get(variant, [" bgp fare", " bgp fare hold-down 0"])
+    fare = {"ecmp": [], "ecmp-tagged": [], "frr-lb": []}.get(variant, [" bgp fare", " bgp fare hold-down 0"])
     if variant.startswith("fare-avg"):
         fare.append(" bgp fare mode averaged")
     if variant.endswith("-nhg"):
@@ -146,7 +160,8 @@ def _fabric(variant):
             lines[leaf].append(" bgp fare originate")
             lines[leaf] += [" bgp fare ecmp-group-id {} prefix-list {}".format(g, name)
                             for g, name, _ in _group_lists(leaf)]
-        extra[leaf] += [" address-family ipv4 unicast", "  redistribute sharp"]
+        extra[leaf] += [" address-family ipv4 unicast", "  redistribute sharp" +
+                        (" route-map TAG" if variant == "ecmp-tagged" else "")]
         for k, (a, _, _) in enumerate(LINKS, 1):
             if a != leaf:
                 continue
@@ -178,7 +193,7 @@ def _fabric(variant):
 FABRICS = {v: _fabric(v) for v in ALL_VARIANTS}
 
 
-def _preamble(name):
+def _preamble(name, variant):
     if name == "spine":
         return ["route-map CUMULATIVE permit 10", " set extcommunity bandwidth cumulative", "exit"]
     # route-map changes at once, not 5 s later when the sessions are up
@@ -188,6 +203,12 @@ def _preamble(name):
     for _, plist, nets in _group_lists(name):
         lines += ["ip prefix-list {} seq {} permit {} le 32".format(plist, 5 * i, net)
                   for i, net in enumerate(nets, 1)]
+    if variant == "ecmp-tagged":
+        for g, plist, _ in _group_lists(name):
+            lines += ["route-map TAG permit {}".format(g),
+                      " match ip address prefix-list {}".format(plist),
+                      " set extcommunity rt {}:{}".format(ROUTERS[name], g), "exit"]
+        lines += ["route-map TAG permit 65000", "exit"]
     return lines
 
 
@@ -196,7 +217,7 @@ def _config(name, variant="ecmp"):
     # figures: the log slows bgpd down)
     trace = ["debug bgp fare"] if os.environ.get("FARE_BENCH_TRACE") and name in (
         "spine", INGRESS) else []
-    return "\n".join(trace + _preamble(name)) + "\n" + FABRICS[variant].config(name)
+    return "\n".join(trace + _preamble(name, variant)) + "\n" + FABRICS[variant].config(name)
 
 
 def _daemons(name):
@@ -295,6 +316,19 @@ def _quiet(tgen, t_start):
     raise AssertionError("bgpd never went quiet")
 
 
+def _zebra_routes(router):
+    """The IPv4 route messages (adds and updates) bgpd sent the router's
+    zebra since it connected (`show zebra client`)."""
+    client = None
+    for line in router.vtysh_cmd("show zebra client").splitlines():
+        if line.startswith("Client:"):
+            client = line.strip()
+        elif client == "Client: bgp" and line.startswith("IPv4"):
+            f = line.split()
+            return int(f[1]) + int(f[2])
+    return None
+
+
 def _cold_start(tgen, variant):
     """Every bgpd started anew with the variant's configuration, until the
     spine's kernel holds every prefix over 8 equal members, leaf8 has the
@@ -313,9 +347,15 @@ def _cold_start(tgen, variant):
     full = [N - PER_LEAF] * LINKS_PER_LEAF
     assert wait_for(lambda: _ingress_received(ingress), full, count=600, wait=1) == full, variant
     wall, cpu = _quiet(tgen, t_start)
+    if os.environ.get("FARE_BENCH_SPINE_TASKS"):
+        path = os.path.join(tgen.logdir, "tasks-{}-{}.txt".format(variant, len(COLD[variant])))
+        with open(path, "w") as f:
+            for router in (spine, ingress):
+                f.write("== {}\n{}\n{}\n".format(router.name, router.vtysh_cmd("show event cpu"),
+                                                router.vtysh_cmd("show zebra client")))
     res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
            "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
-           "rss_ingress": bgpd_hwm_mb(ingress)}
+           "rss_ingress": bgpd_hwm_mb(ingress), "zebra_routes": _zebra_routes(ingress)}
     COLD[variant].append(res)
     return res
 
@@ -418,12 +458,14 @@ def _cold_rounds_report():
         lines.append("{:<22} {:>22} {:>22} {:>22} {:>24} {:>24}".format(
             NAMES[v], *[_spread([r[k] for r in runs], "{:.1f}" if k.startswith("rss")
                                 else "{:.2f}") for k in keys]))
-    base = med.get("ecmp")
-    if base:
-        lines.append("ratio of the medians to plain ECMP's (CPU spine / leaf8 / all, peak RSS "
-                     "spine / leaf8):")
+    for b in BASELINES:
+        base = med.get(b)
+        if not base:
+            continue
+        lines.append("ratio of the medians to {}'s (CPU spine / leaf8 / all, peak RSS "
+                     "spine / leaf8):".format(NAMES[b]))
         for v in VARIANTS:
-            if v in med and v != "ecmp":
+            if v in med and v not in BASELINES:
                 lines.append("{:<22} {}".format(NAMES[v], " / ".join(
                     "{:.2f}".format(med[v][k] / base[k]) for k in keys)))
     return lines
@@ -472,6 +514,8 @@ def test_report():
     lines.append("UPDATE messages of the cold start, sent by the spine / received by leaf8: " +
                  "; ".join("{} {} / {}".format(NAMES[v], *RESULTS[v]["updates"])
                            for v in VARIANTS if v in RESULTS))
+    lines.append("route messages leaf8's bgpd sent its zebra in the cold start: " + "; ".join(
+        "{} {}".format(NAMES[v], RESULTS[v]["zebra_routes"]) for v in VARIANTS if v in RESULTS))
     lines.append("ROUTE-REFRESH messages the spine received in the cold start: " + "; ".join(
         "{} {}".format(NAMES[v], RESULTS[v]["refreshes"]) for v in VARIANTS if v in RESULTS))
     lines.append("the spine's re-announcements to the peers in the cold start (WP-2's N), "
@@ -489,14 +533,16 @@ def test_report():
     if any(r[e]["lost"] for r in RESULTS.values()
            for e in ("local", "ingress_events", "ingress_idle")):
         lines.append(">=: the monitor's socket overflowed and lost some events")
-    base = RESULTS.get("ecmp")
-    if base:
+    for b in BASELINES:
+        base = RESULTS.get(b)
+        if not base:
+            continue
         lines.append("")
-        lines.append("ratio to plain ECMP (cold CPU spine / leaf8 / all, peak RSS spine / leaf8, "
-                     "reset CPU):")
+        lines.append("ratio to {} (cold CPU spine / leaf8 / all, peak RSS spine / leaf8, "
+                     "reset CPU):".format(NAMES[b]))
         for v in VARIANTS:
             r = RESULTS.get(v)
-            if r and v != "ecmp":
+            if r and v not in BASELINES:
                 lines.append("{:<22} {:.2f} / {:.2f} / {:.2f}   {:.2f} / {:.2f}   {:.2f}".format(
                     NAMES[v], r["cpu_spine"] / base["cpu_spine"],
                     r["cpu_ingress"] / base["cpu_ingress"], r["cpu_all"] / base["cpu_all"],
