@@ -35,6 +35,8 @@
 #       cpu` and `show zebra client` after each cold start.
 #       FARE_BENCH_TRACE=1 logs FARE's decisions on the spine and leaf8
 #       (not for figures).
+#       FARE_BENCH_TRACE_ZEBRA=1 logs each route leaf8's bgpd sends zebra
+#       (not for figures).
 #   sun  the control-plane cost per GPU server in a multi-plane scale-up
 #       network (SUN-1): pods of 64, 1024 and 4096 GPUs
 #       (FARE_BENCH_SUN_SIZES=64,1024 to shorten), 8 GPUs per server, 4

@@ -78,6 +78,8 @@ Figures per variant:
   UPDATE until every configured session is up and has sent its
   End-of-RIB, or S seconds have passed; it then selects each prefix's
   best path once, with all its paths in, and sends it once;
+- FARE_BENCH_TRACE_ZEBRA=1: leaf8's bgpd logs each route it sends zebra
+  (`debug bgp zebra`, every variant; not for figures);
 - FARE_BENCH_SPINE_TASKS=1: after each cold start, the spine's and leaf8's
   `show event cpu` and `show zebra client` go to the log directory
   (tasks-<variant>-<n>.txt), to see which tasks the cold start's CPU went
@@ -217,6 +219,8 @@ def _config(name, variant="ecmp"):
     # figures: the log slows bgpd down)
     trace = ["debug bgp fare"] if os.environ.get("FARE_BENCH_TRACE") and name in (
         "spine", INGRESS) else []
+    if os.environ.get("FARE_BENCH_TRACE_ZEBRA") and name == INGRESS:
+        trace = ["debug bgp zebra"]
     return "\n".join(trace + _preamble(name, variant)) + "\n" + FABRICS[variant].config(name)
 
 
