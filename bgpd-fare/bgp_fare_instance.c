@@ -623,6 +623,19 @@ static void fare_announce_step(struct event *event)
 	}
 }
 
+/* Whether an update sub-group holds a route it was given (arg: bool) */
+static int fare_subgrp_adj_walkcb(struct update_group *updgrp, void *arg)
+{
+	struct update_subgroup *subgrp;
+
+	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
+		if (subgrp->adj_count) {
+			*(bool *)arg = true;
+			return UPDWALK_ABORT;
+		}
+	return UPDWALK_CONTINUE;
+}
+
 /* A sub-group the pass would have been through with nothing to send (no
  * route selected): as after the pass, it may merge with another.
  */
@@ -647,30 +660,42 @@ static int fare_subgrp_settle_walkcb(struct update_group *updgrp, void *arg)
  * of them held bgpd's main thread for 14 s at 200,000 prefixes and 64
  * sessions, one per sub-group 251 ms (scripts/bench.sh spine).
  */
+/* bgpd's update-delay (its read-only mode after a start): no route it
+ * received is selected yet and none is sent; when it ends, bgpd selects
+ * them with the N of then. A pass now would walk the table once per
+ * sub-group for nothing (at a cold start of scripts/bench.sh spine, 74
+ * sub-groups of 200,000 prefixes: 1.4 s of bgpd's CPU). What the pass
+ * leaves behind is still done: the sub-groups of peers that moved
+ * between update-groups may merge, else bgpd announces each of them the
+ * whole table at the end of the delay (one task of 5.8 s there). Routes
+ * selected before the delay (this router's own, given to a sub-group
+ * already) get the pass as ever: FRR 10.3 does not announce them again
+ * at its end. Whether no pass is due.
+ */
+static bool fare_announce_update_delay(struct fare_instance *fi, const char *why)
+{
+	bool held = false;
+	afi_t afi;
+
+	if (!bgp_update_delay_active(fi->bgp))
+		return false;
+	for (afi = AFI_IP; afi <= AFI_IP6 && !held; afi++)
+		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_adj_walkcb, &held);
+	if (held)
+		return false;
+	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
+		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_settle_walkcb, NULL);
+	if (FARE_DEBUG)
+		zlog_debug("FARE: %s: %s, no re-announcement: bgpd's update-delay is on, it announces the routes at its end",
+			   fi->bgp->name_pretty, why);
+	return true;
+}
+
 static void fare_instance_announce(struct fare_instance *fi, const char *why)
 {
 	fi->counters.peer_only_refreshes++;
-	/* bgpd's update-delay (its read-only mode after a start): no route
-	 * it received is selected yet and none is sent; when it ends, bgpd
-	 * selects them with the N of then. A pass now would walk the table
-	 * once per sub-group for nothing (at a cold start of
-	 * scripts/bench.sh spine, 74 sub-groups of 200,000 prefixes: 1.4 s
-	 * of bgpd's CPU). What the pass leaves behind is still done: the
-	 * sub-groups of peers that moved between update-groups may merge,
-	 * else bgpd announces each of them the whole table at the end of the
-	 * delay (one task of 5.8 s there).
-	 */
-	if (bgp_update_delay_active(fi->bgp)) {
-		afi_t afi;
-
-		for (afi = AFI_IP; afi <= AFI_IP6; afi++)
-			update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_settle_walkcb,
-					     NULL);
-		if (FARE_DEBUG)
-			zlog_debug("FARE: %s: %s, no re-announcement: bgpd's update-delay is on, it announces the routes at its end",
-				   fi->bgp->name_pretty, why);
+	if (fare_announce_update_delay(fi, why))
 		return;
-	}
 	if (FARE_DEBUG)
 		zlog_debug("FARE: %s: %s, routes re-announced to the peers, none to zebra",
 			   fi->bgp->name_pretty, why);
