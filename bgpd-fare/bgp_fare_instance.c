@@ -652,14 +652,6 @@ static int fare_subgrp_settle_walkcb(struct update_group *updgrp, void *arg)
 	return UPDWALK_CONTINUE;
 }
 
-/* WP-2: the values sent to the peers changed, the weights installed did
- * not (N changed with a session): each update sub-group's routes are
- * built anew and those whose attribute changed are sent; zebra hears
- * nothing. In tasks (fare_announce_step()): in averaged mode every
- * session of a distinct link speed is a sub-group, and one task for all
- * of them held bgpd's main thread for 14 s at 200,000 prefixes and 64
- * sessions, one per sub-group 251 ms (scripts/bench.sh spine).
- */
 /* bgpd's update-delay (its read-only mode after a start): no route it
  * received is selected yet and none is sent; when it ends, bgpd selects
  * them with the N of then. A pass now would walk the table once per
@@ -691,6 +683,14 @@ static bool fare_announce_update_delay(struct fare_instance *fi, const char *why
 	return true;
 }
 
+/* WP-2: the values sent to the peers changed, the weights installed did
+ * not (N changed with a session): each update sub-group's routes are
+ * built anew and those whose attribute changed are sent; zebra hears
+ * nothing. In tasks (fare_announce_step()): in averaged mode every
+ * session of a distinct link speed is a sub-group, and one task for all
+ * of them held bgpd's main thread for 14 s at 200,000 prefixes and 64
+ * sessions, one per sub-group 251 ms (scripts/bench.sh spine).
+ */
 static void fare_instance_announce(struct fare_instance *fi, const char *why)
 {
 	fi->counters.peer_only_refreshes++;

@@ -20,10 +20,11 @@
 #       distinct ECMP GroupIDs (FARE_BENCH_SPINE_GROUPS), leaf8 an ingress
 #       leaf with sub-groups; the same six variants as scale and
 #       ecmp-tagged, plain ECMP whose leaves tag their prefixes with as
-#       many route targets as FARE's GroupIDs (FARE_BENCH_VARIANTS): bgpd CPU and peak RSS from a cold start, a
-#       local event at the spine (its link to leaf1 degrades), a session
-#       reset, the longest bgpd task and the module's own longest task.
-#       About 28 min. FARE_BENCH_SPINE_COLD_ROUNDS=K (1) cold starts every
+#       many route targets as FARE's GroupIDs (FARE_BENCH_VARIANTS):
+#       bgpd CPU and peak RSS from a cold start, a local event at the
+#       spine (its link to leaf1 degrades), a session reset, the longest
+#       bgpd task and the module's own longest task. About 25 min for
+#       the six (all seven not timed). FARE_BENCH_SPINE_COLD_ROUNDS=K (1) cold starts every
 #       variant K times in all, in turns, and adds their median (min-max):
 #       about 1.5 min more per variant and round.
 #       FARE_BENCH_SPINE_LOOP_DETECTION=1 configures the leaves with

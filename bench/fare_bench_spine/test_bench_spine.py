@@ -220,7 +220,7 @@ def _config(name, variant="ecmp"):
     trace = ["debug bgp fare"] if os.environ.get("FARE_BENCH_TRACE") and name in (
         "spine", INGRESS) else []
     if os.environ.get("FARE_BENCH_TRACE_ZEBRA") and name == INGRESS:
-        trace = ["debug bgp zebra"]
+        trace.append("debug bgp zebra")
     return "\n".join(trace + _preamble(name, variant)) + "\n" + FABRICS[variant].config(name)
 
 

@@ -394,7 +394,6 @@ def test_outbound_policy_edits():
     _expect_all_four(tgen, 4)
 
 
-
 UPDATE_DELAY = 20  # s
 
 
