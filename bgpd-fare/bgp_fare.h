@@ -167,6 +167,10 @@ struct fare_counters {
 						  * peers, no route re-sent to zebra */
 	uint64_t announce_passes;		 /* passes of those over the table
 						  * and the update sub-groups */
+	uint64_t announce_subgrps;		 /* sub-groups the passes built
+						  * route by route */
+	uint64_t announce_routes;		 /* routes the passes built for
+						  * them (values that depend on N) */
 };
 
 /* FARE configuration and state of one BGP instance. */

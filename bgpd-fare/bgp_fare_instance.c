@@ -524,26 +524,40 @@ static int fare_subgrp_find_walkcb(struct update_group *updgrp, void *arg)
 /* One destination of the pass, built for one sub-group as
  * subgroup_announce_table() builds it: the selected path through the
  * sub-group's outbound policy, sent if its attribute changed (bgpd
- * drops a duplicate).
+ * drops a duplicate). A route of this router's own (network,
+ * redistributed, aggregate) is left: it carries the line rate of the
+ * session's link (WP-1), which N does not change, so its attribute is
+ * the one sent already. At a cold start of scripts/bench.sh spine, each
+ * origin leaf built its 25,000 prefixes again for nothing at every pass.
  */
+struct fare_announce_arg {
+	struct fare_instance *fi;
+	struct update_subgroup *subgrp;
+};
+
 static void fare_announce_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
 {
-	struct update_subgroup *subgrp = arg;
+	struct fare_announce_arg *a = arg;
+	struct update_subgroup *subgrp = a->subgrp;
 	struct peer *peer = SUBGRP_PEER(subgrp);
 	afi_t afi = SUBGRP_AFI(subgrp);
 	struct bgp_path_info *pi;
 
+	if (fare_route_is_local(peer->bgp, best))
+		return;
 	/* a default route the session originates is not the table's */
 	if (CHECK_FLAG(peer->af_flags[afi][SAFI_UNICAST], PEER_FLAG_DEFAULT_ORIGINATE) &&
 	    is_default_prefix(bgp_dest_get_prefix(dest)))
 		return;
 	for (pi = bgp_dest_get_bgp_path_info(dest); pi; pi = pi->next)
 		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED) &&
-		    bgp_check_selected(pi, peer, false, afi, SAFI_UNICAST))
+		    bgp_check_selected(pi, peer, false, afi, SAFI_UNICAST)) {
+			a->fi->counters.announce_routes++;
 			subgroup_process_announce_selected(subgrp, pi, dest, afi, SAFI_UNICAST,
 							   bgp_addpath_id_for_peer(peer, afi,
 										   SAFI_UNICAST,
 										   &pi->tx_addpath));
+		}
 }
 
 /* Whether bgpd must build the sub-group's routes itself, in one go: its
@@ -595,10 +609,12 @@ static void fare_announce_step(struct event *event)
 				fi->announce_subgrp_begun = false;
 				break;
 			}
+			fi->counters.announce_subgrps++;
 			fare_table_pass_start(&fi->announce_pass, fi->announce_afi,
 					      fi->announce_afi);
 		}
-		if (fare_table_pass_run(fi->bgp, &fi->announce_pass, fare_announce_dest, subgrp)) {
+		if (fare_table_pass_run(fi->bgp, &fi->announce_pass, fare_announce_dest,
+					&(struct fare_announce_arg){ .fi = fi, .subgrp = subgrp })) {
 			/* as after bgpd's own pass: it may merge now */
 			update_subgroup_set_needs_refresh(subgrp, 0);
 			update_subgroup_trigger_merge_check(subgrp, 0);
@@ -623,19 +639,6 @@ static void fare_announce_step(struct event *event)
 	}
 }
 
-/* Whether an update sub-group holds a route it was given (arg: bool) */
-static int fare_subgrp_adj_walkcb(struct update_group *updgrp, void *arg)
-{
-	struct update_subgroup *subgrp;
-
-	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
-		if (subgrp->adj_count) {
-			*(bool *)arg = true;
-			return UPDWALK_ABORT;
-		}
-	return UPDWALK_CONTINUE;
-}
-
 /* A sub-group the pass would have been through with nothing to send (no
  * route selected): as after the pass, it may merge with another.
  */
@@ -656,24 +659,18 @@ static int fare_subgrp_settle_walkcb(struct update_group *updgrp, void *arg)
  * received is selected yet and none is sent; when it ends, bgpd selects
  * them with the N of then. A pass now would walk the table once per
  * sub-group for nothing (at a cold start of scripts/bench.sh spine, 74
- * sub-groups of 200,000 prefixes: 1.4 s of bgpd's CPU). What the pass
- * leaves behind is still done: the sub-groups of peers that moved
- * between update-groups may merge, else bgpd announces each of them the
- * whole table at the end of the delay (one task of 5.8 s there). Routes
- * selected before the delay (this router's own, given to a sub-group
- * already) get the pass as ever: FRR 10.3 does not announce them again
- * at its end. Whether no pass is due.
+ * sub-groups of 200,000 prefixes: 1.4 s of bgpd's CPU): a sub-group can
+ * hold only this router's own routes, which the pass leaves
+ * (fare_announce_dest()). What the pass leaves behind is still done:
+ * the sub-groups of peers that moved between update-groups may merge,
+ * else bgpd announces each of them the whole table at the end of the
+ * delay (one task of 5.8 s there). Whether no pass is due.
  */
 static bool fare_announce_update_delay(struct fare_instance *fi, const char *why)
 {
-	bool held = false;
 	afi_t afi;
 
 	if (!bgp_update_delay_active(fi->bgp))
-		return false;
-	for (afi = AFI_IP; afi <= AFI_IP6 && !held; afi++)
-		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_adj_walkcb, &held);
-	if (held)
 		return false;
 	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
 		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_settle_walkcb, NULL);

@@ -385,6 +385,11 @@ def test_spine(variant):
     if fare:
         c = vtysh_json(spine, "show bgp fare json").get("counters", {})
         res["passes"] = (c.get("peerOnlyRefreshes"), c.get("reannouncePasses"))
+        # what the passes built on the origin leaves (leaf1 to leaf7)
+        built = [vtysh_json(tgen.gears[leaf], "show bgp fare json").get("counters", {})
+                 for leaf in LEAVES if leaf != INGRESS]
+        res["leaf_passes"] = (sum(b.get("reannouncePasses", 0) for b in built),
+                              sum(b.get("reannouncedRoutes", 0) for b in built))
     # leaf8's kernel from here on: 5 s of quiet first, then the event
     mon_i, pid_i = start_monitor(tgen.logdir, ingress, variant)
     t_idle = time.time()
@@ -526,6 +531,10 @@ def test_report():
                  "asked for / passes: " + "; ".join(
                      "{} {} / {}".format(NAMES[v], *RESULTS[v]["passes"])
                      for v in VARIANTS if "passes" in RESULTS.get(v, {})))
+    lines.append("the origin leaves' passes for WP-2's N in the cold start, passes / routes "
+                 "built: " + "; ".join(
+                     "{} {} / {}".format(NAMES[v], *RESULTS[v]["leaf_passes"])
+                     for v in VARIANTS if "leaf_passes" in RESULTS.get(v, {})))
     lines.append("leaf8's weighted prefixes on the module's groups / not: " + "; ".join(
         "{} {} / {}".format(NAMES[v], *RESULTS[v]["ingress_on_groups"])
         for v in VARIANTS if "ingress_on_groups" in RESULTS.get(v, {})))

@@ -43,6 +43,8 @@ COUNTER_SERIES = {
     "tableWalks": "frr_fare_table_walks_total",
     "peerOnlyRefreshes": "frr_fare_peer_only_refreshes_total",
     "reannouncePasses": "frr_fare_reannounce_passes_total",
+    "reannouncedSubgroups": "frr_fare_reannounced_subgroups_total",
+    "reannouncedRoutes": "frr_fare_reannounced_routes_total",
 }
 VALUE_CLASSES = ["valid", "zero", "subnormal", "negative", "nan", "infinite", "negative-infinite"]
 

@@ -53,7 +53,11 @@ config), so N = 2; it comes up for the first time (N = 3); leaf3 shuts it
 up (N = 3). When leaf3 shuts its session and re-establishes it, the spine
 sends no route to zebra and its kernel route stays as it was (the weights
 installed do not depend on N): it re-announces to its peers only
-(counter peerOnlyRefreshes).
+(counter peerOnlyRefreshes). The spine also originates a prefix of its
+own, OWN_PREFIX: what it advertises does not depend on N (WP-1), so the
+re-announcements build the received prefix again and leave OWN_PREFIX as
+it was sent (counters reannouncedSubgroups and reannouncedRoutes: one
+route per sub-group built).
 """
 
 import math
@@ -71,6 +75,7 @@ from fare.fabric import Topology
 pytestmark = [pytest.mark.bgpd]
 
 PREFIX = "172.16.0.0/24"
+OWN_PREFIX = "172.16.9.0/24"  # the spine's own (network)
 ROUTERS = {"leaf0": 65100, "spine": 65000, "leaf1": 65101, "leaf2": 65102, "leaf3": 65103,
            "leaf4": 65104, "collector": 65200}
 # link k: 10.100.k.0/24, the first router .1, the second .2
@@ -135,6 +140,7 @@ def config(name):
     if name == "leaf0":
         lines.append("  network " + PREFIX)
     if name == "spine":
+        lines.append("  network " + OWN_PREFIX)
         lines.append("  neighbor {} prefix-list DENYALL out".format(_addr("leaf4", "spine")))
     lines += [" exit-address-family"]
     lines += [" bgp fare", " bgp fare mode averaged", " bgp fare hold-down 0"]
@@ -260,11 +266,12 @@ def _expect_n(tgen, n):
 
 def _spine_counters(tgen):
     """The spine's routes sent to zebra (WP-3: weighted, plain ECMP or
-    FRR's weights: every route bgpd sends) and its re-announcements to
-    the peers alone, asked for and passes made."""
+    FRR's weights: every route bgpd sends), its re-announcements to the
+    peers alone, asked for and passes made, and the update sub-groups and
+    routes the passes built."""
     c = vtysh_json(tgen.gears["spine"], "show bgp fare json")["counters"]
     return (c["wcmpRoutes"] + c["ecmpRoutes"] + c["frrWeightedRoutes"], c["peerOnlyRefreshes"],
-            c["reannouncePasses"])
+            c["reannouncePasses"], c["reannouncedSubgroups"], c["reannouncedRoutes"])
 
 
 def _expect_n_peers_only(tgen, n, before):
@@ -274,12 +281,18 @@ def _expect_n_peers_only(tgen, n, before):
     peers instead (peerOnlyRefreshes)."""
     route = tgen.gears["spine"].run("ip -d route show {}".format(PREFIX))
     _expect_n(tgen, n)
-    sends, refreshes, passes = _spine_counters(tgen)
+    sends, refreshes, passes, subgrps, routes = _spine_counters(tgen)
     assert sends == before[0], "N = {}: the spine sent {} route(s) to zebra".format(
         n, sends - before[0])
     assert refreshes > before[1], "N = {}: no re-announcement to the peers alone".format(n)
     # one pass for each, or fewer (those asked for together share one)
     assert 1 <= passes - before[2] <= refreshes - before[1], (n, before, refreshes, passes)
+    # each sub-group built again got PREFIX, not OWN_PREFIX (WP-1: its
+    # value does not depend on N)
+    assert subgrps > before[3], "N = {}: no sub-group built by the pass".format(n)
+    assert routes - before[4] == subgrps - before[3], (
+        "N = {}: {} route(s) built for {} sub-group(s), expected one each (PREFIX)".format(
+            n, routes - before[4], subgrps - before[3]))
     assert tgen.gears["spine"].run("ip -d route show {}".format(PREFIX)) == route
 
 
@@ -436,14 +449,14 @@ def test_update_delay():
     time.sleep(2)
     assert _spine_update_delay(tgen), "update-delay over {:.1f} s after the start".format(
         time.monotonic() - t0)
-    _, asked, passes = _spine_counters(tgen)
+    _, asked, passes, _, _ = _spine_counters(tgen)
     assert asked >= 1 and passes == 0, (
         "during bgpd's update-delay: {} re-announcement(s) asked for, {} pass(es)".format(
             asked, passes))
     assert _values(tgen, ["leaf1", "leaf2"]) == {"leaf1": None, "leaf2": None}
     assert wait_for(lambda: _spine_update_delay(tgen), False, count=UPDATE_DELAY + 20) is False
     _expect_n(tgen, 2)
-    _, _, passes = _spine_counters(tgen)
+    _, _, passes, _, _ = _spine_counters(tgen)
     assert passes == 0, "{} pass(es) over the table for sessions up during the delay".format(
         passes)
 
