@@ -247,6 +247,14 @@ struct fare_instance {
 	struct fare_table_pass announce_pass;
 	bool announce_again;
 	unsigned int announce_subgrps, announce_tasks;
+	/* the sub-groups bgpd wanted refreshed when the pass began (a peer
+	 * moved between update-groups), and the last id then: each of those,
+	 * and one made since that wants it, gets every route built
+	 */
+	uint64_t *announce_full;
+	size_t announce_full_n, announce_full_cap;
+	uint64_t announce_last_id;
+	bool announce_subgrp_full;
 };
 
 /* Largest nexthop weight zebra installs as it is, from its capabilities

@@ -27,6 +27,7 @@
 DEFINE_MGROUP(FARE, "bgpd FARE");
 DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
 DEFINE_MTYPE_STATIC(FARE, FARE_MULTIHOMING, "FARE multihoming prefix-list");
+DEFINE_MTYPE_STATIC(FARE, FARE_ANNOUNCE_FULL, "FARE sub-groups to build in full");
 
 uint32_t fare_zebra_weight_max;
 unsigned long fare_debug;
@@ -171,6 +172,7 @@ static void fare_instance_free(struct fare_instance *fi)
 	event_cancel(&fi->t_session_settle);
 	event_cancel(&fi->t_announce);
 	event_cancel(&fi->t_refresh_step);
+	XFREE(MTYPE_FARE_ANNOUNCE_FULL, fi->announce_full);
 	fare_peer_records_fini(fi);
 	FARE_FEATURES_CALL(instance_free, fi);
 	fare_out_sets_free(fi);
@@ -438,11 +440,40 @@ static void fare_announce_step(struct event *event);
 
 static int fare_subgrp_mark_walkcb(struct update_group *updgrp, void *arg)
 {
+	struct fare_instance *fi = arg;
 	struct update_subgroup *subgrp;
 
-	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
+	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp) {
+		fi->announce_last_id = MAX(fi->announce_last_id, subgrp->id);
+		if (update_subgroup_needs_refresh(subgrp)) {
+			if (fi->announce_full_n == fi->announce_full_cap) {
+				fi->announce_full_cap = MAX(8, 2 * fi->announce_full_cap);
+				fi->announce_full =
+					XREALLOC(MTYPE_FARE_ANNOUNCE_FULL, fi->announce_full,
+						 fi->announce_full_cap * sizeof(*fi->announce_full));
+			}
+			fi->announce_full[fi->announce_full_n++] = subgrp->id;
+		}
 		update_subgroup_set_needs_refresh(subgrp, 1);
+	}
 	return UPDWALK_CONTINUE;
+}
+
+/* Whether the pass builds every route of the sub-group, this router's
+ * own too: bgpd wanted it refreshed (its peer moved between
+ * update-groups and took the routes built for the other one along),
+ * before the pass began or, for one made since, now.
+ */
+static bool fare_announce_subgrp_full(struct fare_instance *fi, struct update_subgroup *subgrp)
+{
+	size_t i;
+
+	if (subgrp->id > fi->announce_last_id)
+		return update_subgroup_needs_refresh(subgrp);
+	for (i = 0; i < fi->announce_full_n; i++)
+		if (fi->announce_full[i] == subgrp->id)
+			return true;
+	return false;
 }
 
 /* The re-announcement's pass begins. Until the pass has built a
@@ -452,14 +483,17 @@ static int fare_subgrp_mark_walkcb(struct update_group *updgrp, void *arg)
  * changes, so that none merges with another (and its peers take the
  * other's state as theirs) before the pass is through it. The pass
  * clears the mark of each sub-group it is done with; bgpd clears it when
- * it builds a sub-group itself.
+ * it builds a sub-group itself. Those bgpd had marked already are kept
+ * apart (fare_announce_subgrp_full()).
  */
 static void fare_announce_begin(struct fare_instance *fi)
 {
 	afi_t afi;
 
+	fi->announce_full_n = 0;
+	fi->announce_last_id = 0;
 	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
-		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_mark_walkcb, NULL);
+		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_mark_walkcb, fi);
 	fi->announce_afi = AFI_IP;
 	fi->announce_subgrp_id = 0;
 	fi->announce_subgrp_begun = false;
@@ -521,18 +555,35 @@ static int fare_subgrp_find_walkcb(struct update_group *updgrp, void *arg)
 	return UPDWALK_CONTINUE;
 }
 
+/* Whether the sub-group has the route announced (sent, or queued to be),
+ * not withdrawn
+ */
+static bool fare_subgrp_announces(struct bgp_dest *dest, struct update_subgroup *subgrp,
+				  uint32_t addpath_tx_id)
+{
+	struct bgp_adj_out lookup = { .subgroup = subgrp, .addpath_tx_id = addpath_tx_id };
+	struct bgp_adj_out *adj = RB_FIND(bgp_adj_out_rb, &dest->adj_out, &lookup);
+
+	if (!adj)
+		return false;
+	return adj->adv ? adj->adv->baa != NULL : adj->attr != NULL;
+}
+
 /* One destination of the pass, built for one sub-group as
  * subgroup_announce_table() builds it: the selected path through the
  * sub-group's outbound policy, sent if its attribute changed (bgpd
  * drops a duplicate). A route of this router's own (network,
- * redistributed, aggregate) is left: it carries the line rate of the
- * session's link (WP-1), which N does not change, so its attribute is
- * the one sent already. At a cold start of scripts/bench.sh spine, each
- * origin leaf built its 25,000 prefixes again for nothing at every pass.
+ * redistributed, aggregate) that the sub-group announces already is
+ * left: it carries the line rate of the session's link (WP-1), which N
+ * does not change, so its attribute is the one announced. Not in a
+ * sub-group built in full (fare_announce_subgrp_full()). At a cold
+ * start of scripts/bench.sh spine, each origin leaf built its 25,000
+ * prefixes again for nothing at every pass.
  */
 struct fare_announce_arg {
 	struct fare_instance *fi;
 	struct update_subgroup *subgrp;
+	bool full;
 };
 
 static void fare_announce_dest(struct bgp_dest *dest, struct bgp_path_info *best, void *arg)
@@ -543,7 +594,10 @@ static void fare_announce_dest(struct bgp_dest *dest, struct bgp_path_info *best
 	afi_t afi = SUBGRP_AFI(subgrp);
 	struct bgp_path_info *pi;
 
-	if (fare_route_is_local(peer->bgp, best))
+	if (!a->full && fare_route_is_local(peer->bgp, best) &&
+	    fare_subgrp_announces(dest, subgrp,
+				  bgp_addpath_id_for_peer(peer, afi, SAFI_UNICAST,
+							  &best->tx_addpath)))
 		return;
 	/* a default route the session originates is not the table's */
 	if (CHECK_FLAG(peer->af_flags[afi][SAFI_UNICAST], PEER_FLAG_DEFAULT_ORIGINATE) &&
@@ -610,11 +664,16 @@ static void fare_announce_step(struct event *event)
 				break;
 			}
 			fi->counters.announce_subgrps++;
+			fi->announce_subgrp_full = fare_announce_subgrp_full(fi, subgrp);
 			fare_table_pass_start(&fi->announce_pass, fi->announce_afi,
 					      fi->announce_afi);
 		}
 		if (fare_table_pass_run(fi->bgp, &fi->announce_pass, fare_announce_dest,
-					&(struct fare_announce_arg){ .fi = fi, .subgrp = subgrp })) {
+					&(struct fare_announce_arg){
+						.fi = fi,
+						.subgrp = subgrp,
+						.full = fi->announce_subgrp_full,
+					})) {
 			/* as after bgpd's own pass: it may merge now */
 			update_subgroup_set_needs_refresh(subgrp, 0);
 			update_subgroup_trigger_merge_check(subgrp, 0);
@@ -639,6 +698,19 @@ static void fare_announce_step(struct event *event)
 	}
 }
 
+/* Whether an update sub-group holds a route it was given (arg: bool) */
+static int fare_subgrp_adj_walkcb(struct update_group *updgrp, void *arg)
+{
+	struct update_subgroup *subgrp;
+
+	UPDGRP_FOREACH_SUBGRP (updgrp, subgrp)
+		if (subgrp->adj_count) {
+			*(bool *)arg = true;
+			return UPDWALK_ABORT;
+		}
+	return UPDWALK_CONTINUE;
+}
+
 /* A sub-group the pass would have been through with nothing to send (no
  * route selected): as after the pass, it may merge with another.
  */
@@ -659,18 +731,26 @@ static int fare_subgrp_settle_walkcb(struct update_group *updgrp, void *arg)
  * received is selected yet and none is sent; when it ends, bgpd selects
  * them with the N of then. A pass now would walk the table once per
  * sub-group for nothing (at a cold start of scripts/bench.sh spine, 74
- * sub-groups of 200,000 prefixes: 1.4 s of bgpd's CPU): a sub-group can
- * hold only this router's own routes, which the pass leaves
- * (fare_announce_dest()). What the pass leaves behind is still done:
- * the sub-groups of peers that moved between update-groups may merge,
- * else bgpd announces each of them the whole table at the end of the
- * delay (one task of 5.8 s there). Whether no pass is due.
+ * sub-groups of 200,000 prefixes: 1.4 s of bgpd's CPU). What the pass
+ * leaves behind is still done: the sub-groups of peers that moved
+ * between update-groups may merge, else bgpd announces each of them the
+ * whole table at the end of the delay (one task of 5.8 s there). Routes
+ * selected before the delay (this router's own, given to a sub-group
+ * already) get the pass as ever: one may be in the sub-group of a peer
+ * that moved between update-groups, built for the other one, and FRR
+ * 10.3 does not announce them again at the delay's end. Whether no pass
+ * is due.
  */
 static bool fare_announce_update_delay(struct fare_instance *fi, const char *why)
 {
+	bool held = false;
 	afi_t afi;
 
 	if (!bgp_update_delay_active(fi->bgp))
+		return false;
+	for (afi = AFI_IP; afi <= AFI_IP6 && !held; afi++)
+		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_adj_walkcb, &held);
+	if (held)
 		return false;
 	for (afi = AFI_IP; afi <= AFI_IP6; afi++)
 		update_group_af_walk(fi->bgp, afi, SAFI_UNICAST, fare_subgrp_settle_walkcb, NULL);
