@@ -170,7 +170,7 @@ struct fare_counters {
 	uint64_t announce_subgrps;		 /* sub-groups the passes built
 						  * route by route */
 	uint64_t announce_routes;		 /* routes the passes built for
-						  * them (values that depend on N) */
+						  * them */
 };
 
 /* FARE configuration and state of one BGP instance. */

@@ -576,9 +576,11 @@ static bool fare_subgrp_announces(struct bgp_dest *dest, struct update_subgroup 
  * redistributed, aggregate) that the sub-group announces already is
  * left: it carries the line rate of the session's link (WP-1), which N
  * does not change, so its attribute is the one announced. Not in a
- * sub-group built in full (fare_announce_subgrp_full()). At a cold
- * start of scripts/bench.sh spine, each origin leaf built its 25,000
- * prefixes again for nothing at every pass.
+ * sub-group built in full (fare_announce_subgrp_full()). A session
+ * that flaps in a settled fabric no longer has an origin router build
+ * all its own routes again for each sub-group; at a cold start the
+ * sub-groups a pass goes through are mostly new or marked, and get them
+ * (scripts/bench.sh spine: no saving there).
  */
 struct fare_announce_arg {
 	struct fare_instance *fi;

@@ -6,23 +6,28 @@ routers with parallel links gets the originating router's own prefixes
 again (WP-1, WP-2).
 
     r1 (AS 65001) ==== 4 links, 100G each ==== r2 (AS 65002)
-    originates 20 prefixes                      receives them on each session
+    originates 2,000 prefixes                   receives them on each session
 
 One numbered IPv4 eBGP session per link (link k: 10.0.k.0/24, r1 .1, r2
 .2), `neighbor X fare link-bandwidth 100G` on both ends, `bgp fare mode
 averaged` and `bgp fare hold-down 0` on both; r1 has `bgp fare
-originate` and 20 `network` prefixes.
+originate`, 2,000 `network` prefixes and `neighbor X
+sender-as-path-loop-detection` towards r2 (as the leaves of
+scripts/bench.sh spine with FARE_BENCH_SPINE_LOOP_DETECTION=1).
 
 A session that comes up changes N on both routers (WP-2), and r1
 re-announces its routes to its peers. Its own prefixes carry the line
 rate of each link (WP-1), which N does not change, so the re-announcement
 leaves them where a session's update sub-group announces them already;
 a session that has just come up again must still get every one of them.
-A version of the module that left them in every sub-group sent r2 an
-End-of-RIB and no prefix on a session reset at 200,000 prefixes
-(scripts/bench.sh spine). Each reset here is checked to end with the 20
-prefixes on the session, from either side and three times over, and on
-the other sessions all along.
+A version of the module that left them in every sub-group sent the
+spine of scripts/bench.sh spine an End-of-RIB and no prefix on a session
+reset. Here each reset is checked to end with the 2,000 prefixes on the
+session, from either side and several times over, and on the other
+sessions all along. With the module's two checks removed (own routes
+built in a sub-group bgpd marked for a refresh, and where a sub-group
+does not announce them) the first reset fails; with either one alone it
+passes. With 20 prefixes, the same change did not fail.
 """
 
 import sys
@@ -94,7 +99,7 @@ ALL_UP = [("Established", len(PREFIXES))] * LINKS
 
 
 def test_sessions_up():
-    "Every session up, each with r1's 20 prefixes."
+    "Every session up, each with r1's 2,000 prefixes."
     tgen = tgen_or_skip()
     got = wait_for(lambda: _sessions(tgen), ALL_UP, count=90)
     assert got == ALL_UP, got
@@ -104,7 +109,7 @@ def test_sessions_up():
                                     ("r1", 1)])
 def test_session_reset(side, k):
     """A hard reset of session k, from r2's side (the receiver's) or from
-    r1's (the originator's): the session comes back with r1's 20
+    r1's (the originator's): the session comes back with r1's 2,000
     prefixes, and every other session keeps them."""
     tgen = tgen_or_skip()
     other = "r1" if side == "r2" else "r2"
