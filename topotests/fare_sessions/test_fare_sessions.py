@@ -251,8 +251,8 @@ def _expect_n(tgen, n, own=True):
     exp["leaf4"] = None
     got = wait_for(lambda: _values(tgen, LEAVES + ["leaf4"]), exp, count=45)
     # a session that came up again has the spine's own prefix too
-    own = {name: own and name in up for name in LEAVES}
-    assert wait_for(lambda: _own_prefix(tgen, LEAVES), own, count=20) == own, (
+    exp_own = {name: own and name in up for name in LEAVES}
+    assert wait_for(lambda: _own_prefix(tgen, LEAVES), exp_own, count=20) == exp_own, (
         "N = {}: the spine's own prefix {}: {}".format(n, OWN_PREFIX, _own_prefix(tgen, LEAVES)))
     spine = _spine_view(tgen)
     assert got == exp, (
