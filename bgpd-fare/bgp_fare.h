@@ -171,6 +171,9 @@ struct fare_counters {
 						  * route by route */
 	uint64_t announce_routes;		 /* routes the passes built for
 						  * them */
+	uint64_t reevaluated_routes;		 /* routes the module had bgpd
+						  * process again (re-evaluation
+						  * passes, EE-4 moves) */
 };
 
 /* FARE configuration and state of one BGP instance. */
@@ -221,6 +224,13 @@ struct fare_instance {
 	struct fare_out_sets *out_sets;
 	struct event *t_refresh; /* fare_instance_refresh_later() */
 	const char *refresh_why;
+	/* asked for while bgpd read a configuration: at its end, for the
+	 * destinations bgpd had selected by the last request (their
+	 * tables' versions then, per address family)
+	 */
+	bool refresh_held;
+	bool refresh_upto_set;
+	uint64_t refresh_held_version[AFI_MAX], refresh_upto[AFI_MAX];
 	/* else only prefixes via peers marked (fare_peer_refresh_later) */
 	bool refresh_all;
 	/* the pass of fare_instance_refresh(), in tasks of bounded time */
@@ -228,6 +238,8 @@ struct fare_instance {
 	struct fare_table_pass refresh_pass;
 	const char *refresh_pass_why;
 	bool refresh_pass_all;
+	bool refresh_pass_upto_set; /* only destinations up to refresh_upto */
+	uint64_t refresh_pass_upto[AFI_MAX];
 	unsigned long refresh_count, refresh_walked;
 	unsigned int refresh_tasks;
 	bool announce_pending; /* fare_instance_announce_later() */
@@ -371,6 +383,7 @@ extern void fare_instance_regroup(struct fare_instance *fi);
 extern void fare_instance_refresh(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_later(struct fare_instance *fi, const char *why);
 extern void fare_instance_refresh_ahead(struct fare_instance *fi);
+extern void fare_instance_config_end(struct fare_instance *fi);
 extern void fare_instance_announce_later(struct fare_instance *fi, const char *why);
 extern void fare_instance_announce_settle(struct fare_instance *fi, const char *why);
 

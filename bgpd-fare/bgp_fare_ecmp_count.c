@@ -145,6 +145,7 @@ static unsigned long fare_ecmp_moved_reprocess(struct fare_instance *fi,
 			if (!best || bgp_dest_table(d->dest)->safi != SAFI_UNICAST)
 				continue;
 			fare_dest_reprocess(fi->bgp, d->dest, best);
+			fi->counters.reevaluated_routes++;
 			count++;
 		}
 	}

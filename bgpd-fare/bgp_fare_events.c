@@ -427,8 +427,10 @@ int fare_config_end(struct bgp *bgp)
 {
 	struct fare_instance *fi = fare_instance_find(bgp);
 
-	if (fi)
+	if (fi) {
 		fare_ecmp_config_end(fi);
+		fare_instance_config_end(fi);
+	}
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "bgpd/bgp_route.h"
 #include "bgpd/bgp_table.h"
 #include "bgpd/bgp_updgrp.h"
+#include "bgpd/bgp_vty.h"
 
 #include "bgpd/fare/bgp_fare.h"
 #include "bgpd/fare/bgp_fare_eval.h"
@@ -510,10 +511,14 @@ static void fare_refresh_dest(struct bgp_dest *dest, struct bgp_path_info *best,
 	struct fare_instance *fi = arg;
 
 	fi->refresh_walked++;
+	if (fi->refresh_pass_upto_set &&
+	    dest->version > fi->refresh_pass_upto[bgp_dest_table(dest)->afi])
+		return;
 	if (!fi->refresh_pass_all && !fare_dest_paths_due(fi, dest, true))
 		return;
 	fare_dest_reprocess(fi->bgp, dest, best);
 	fi->refresh_count++;
+	fi->counters.reevaluated_routes++;
 }
 
 static void fare_refresh_run(struct fare_instance *fi)
@@ -811,6 +816,9 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	fare_peers_refresh_begin(fi);
 	fi->refresh_pass_all = all;
 	fi->refresh_pass_why = why;
+	fi->refresh_pass_upto_set = fi->refresh_upto_set;
+	memcpy(fi->refresh_pass_upto, fi->refresh_upto, sizeof(fi->refresh_upto));
+	fi->refresh_upto_set = false;
 	fi->refresh_count = fi->refresh_walked = 0;
 	fi->refresh_tasks = 0;
 	fare_table_pass_start(&fi->refresh_pass, AFI_IP, AFI_IP6);
@@ -825,6 +833,27 @@ static void fare_instance_refresh_event(struct event *event)
 	/* a pass under way asks again at its end */
 	if (fi->t_refresh_step)
 		return;
+	/* bgpd reads a configuration (a start, vtysh -f, frr-reload.py):
+	 * its lines cost one pass, when bgpd has read them all
+	 * (fare_instance_config_end()); one pass per line re-evaluated a
+	 * router's own routes once per "bgp fare" line at every start
+	 */
+	if (bgp_config_inprocess()) {
+		afi_t afi;
+
+		if (FARE_DEBUG && !fi->refresh_held)
+			zlog_debug("FARE: %s: %s, held until the configuration is read",
+				   fi->bgp->name_pretty,
+				   fi->refresh_why ? fi->refresh_why : "re-evaluation");
+		fi->refresh_held = true;
+		for (afi = AFI_IP; afi <= AFI_IP6; afi++)
+			fi->refresh_held_version[afi] =
+				fi->bgp->rib[afi][SAFI_UNICAST]
+					? bgp_table_version(fi->bgp->rib[afi][SAFI_UNICAST])
+					: 0;
+		return;
+	}
+	fi->refresh_held = false;
 	fare_instance_refresh(fi, fi->refresh_why ? fi->refresh_why : "re-evaluation");
 	fi->refresh_why = NULL;
 }
@@ -832,9 +861,27 @@ static void fare_instance_refresh_event(struct event *event)
 static void fare_refresh_schedule(struct fare_instance *fi, const char *why)
 {
 	fare_state_changed();
+	fi->refresh_upto_set = false;
 	if (!fi->t_refresh)
 		fi->refresh_why = why;
 	event_add_event(bm->master, fare_instance_refresh_event, fi, 0, &fi->t_refresh);
+}
+
+/* bgpd has read a whole configuration: the pass held back meanwhile,
+ * for the destinations bgpd had selected when it was last asked for.
+ * bgpd selected the others since (a table's version grows with each
+ * selection of a new best path, which the destination keeps), with the
+ * configuration as it is now: routes that came at a start after the
+ * lines (redistributed ones, a neighbor's) are not processed again.
+ */
+void fare_instance_config_end(struct fare_instance *fi)
+{
+	if (!fi->refresh_held)
+		return;
+	fi->refresh_held = false;
+	fare_refresh_schedule(fi, "configuration read");
+	fi->refresh_upto_set = true;
+	memcpy(fi->refresh_upto, fi->refresh_held_version, sizeof(fi->refresh_upto));
 }
 
 /* The re-evaluation due is known now, from an event of zebra's (a link's

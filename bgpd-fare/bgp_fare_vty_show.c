@@ -214,6 +214,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "reannouncePasses", cnt->announce_passes);
 		json_object_int_add(jcnt, "reannouncedSubgroups", cnt->announce_subgrps);
 		json_object_int_add(jcnt, "reannouncedRoutes", cnt->announce_routes);
+		json_object_int_add(jcnt, "reevaluatedRoutes", cnt->reevaluated_routes);
 		json_object_object_add(json, "counters", jcnt);
 		vty_json(vty, json);
 		return CMD_SUCCESS;

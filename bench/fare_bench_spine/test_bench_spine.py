@@ -81,9 +81,10 @@ Figures per variant:
 - FARE_BENCH_TRACE_ZEBRA=1: leaf8's bgpd logs each route it sends zebra
   (`debug bgp zebra`, every variant; not for figures);
 - FARE_BENCH_SPINE_TASKS=1: after each cold start, the spine's and leaf8's
-  `show event cpu` and `show zebra client` go to the log directory
+  `show event cpu` and `show zebra client`, and the spine's, leaf8's and
+  leaf1's `show bgp fare json`, go to the log directory
   (tasks-<variant>-<n>.txt), to see which tasks the cold start's CPU went
-  to and how many messages bgpd sent zebra.
+  to, how many messages bgpd sent zebra and what the module's passes did.
 """
 
 import ipaddress
@@ -357,6 +358,9 @@ def _cold_start(tgen, variant):
             for router in (spine, ingress):
                 f.write("== {}\n{}\n{}\n".format(router.name, router.vtysh_cmd("show event cpu"),
                                                 router.vtysh_cmd("show zebra client")))
+            for router in (spine, ingress, tgen.gears[LEAVES[0]]):
+                f.write("== {} show bgp fare json\n{}\n".format(
+                    router.name, router.vtysh_cmd("show bgp fare json")))
     res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
            "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
            "rss_ingress": bgpd_hwm_mb(ingress), "zebra_routes": _zebra_routes(ingress)}

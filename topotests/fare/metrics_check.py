@@ -45,6 +45,7 @@ COUNTER_SERIES = {
     "reannouncePasses": "frr_fare_reannounce_passes_total",
     "reannouncedSubgroups": "frr_fare_reannounced_subgroups_total",
     "reannouncedRoutes": "frr_fare_reannounced_routes_total",
+    "reevaluatedRoutes": "frr_fare_reevaluated_routes_total",
 }
 VALUE_CLASSES = ["valid", "zero", "subnormal", "negative", "nan", "infinite", "negative-infinite"]
 

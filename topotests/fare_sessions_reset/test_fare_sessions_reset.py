@@ -105,6 +105,26 @@ def test_sessions_up():
     assert got == ALL_UP, got
 
 
+def test_start_one_pass():
+    """bgpd reads each router's configuration at start (vtysh -f) with
+    its `bgp fare` lines, each of which asks for the routes to be
+    re-evaluated: one pass once bgpd has read the whole configuration,
+    over the routes it had selected by the last of them. r1's 2,000 own
+    prefixes (`network` lines before the `bgp fare` lines) are
+    re-evaluated at most once: those bgpd selected after the last line
+    (how many depends on how fast it processes them meanwhile) are not.
+    r2 has no route then (r1's come later, evaluated as they come).
+    Before, each line made a pass: 7 on r1, over about 2,000 prefixes
+    each."""
+    tgen = tgen_or_skip()
+    got = {}
+    for name in ("r1", "r2"):
+        c = vtysh_json(tgen.gears[name], "show bgp fare json")["counters"]
+        got[name] = (c["tableWalks"], c["reevaluatedRoutes"])
+    assert (got["r1"][0], got["r2"]) == (1, (1, 0)), got
+    assert got["r1"][1] <= len(PREFIXES), got
+
+
 @pytest.mark.parametrize("side,k", [("r2", 1), ("r1", 2), ("r2", 3), ("r1", 4), ("r2", 1),
                                     ("r1", 1)])
 def test_session_reset(side, k):
