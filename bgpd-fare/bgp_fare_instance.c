@@ -873,13 +873,20 @@ static void fare_refresh_schedule(struct fare_instance *fi, const char *why)
  * selection of a new best path, which the destination keeps), with the
  * configuration as it is now: routes that came at a start after the
  * lines (redistributed ones, a neighbor's) are not processed again.
+ * What waited for the end itself (EE-2's sub-group layout,
+ * fare_ecmp_config_end(), which comes first) applies to every route:
+ * with a pass asked for already, no route is left out.
  */
 void fare_instance_config_end(struct fare_instance *fi)
 {
+	bool asked = fi->t_refresh != NULL;
+
 	if (!fi->refresh_held)
 		return;
 	fi->refresh_held = false;
 	fare_refresh_schedule(fi, "configuration read");
+	if (asked)
+		return;
 	fi->refresh_upto_set = true;
 	memcpy(fi->refresh_upto, fi->refresh_held_version, sizeof(fi->refresh_upto));
 }
