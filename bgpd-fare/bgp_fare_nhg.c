@@ -19,8 +19,7 @@
  * attributes (fare_nhg_routes_alike()); else its routes wait, and the
  * group is replaced in place once every one of its routes waits with one
  * same new set, so that no route runs with weights that are not its own
- * meanwhile. A route whose new set has a group already moves to that
- * group at once: no wait can make its own group take the set. Once bgpd has processed and sent everything and no route
+ * meanwhile. Once bgpd has processed and sent everything and no route
  * has changed for FARE_NHG_QUIET_MSEC (fare_nhg_settle()), the routes
  * that did not follow (not re-announced, or with another set) move to
  * the group of their set and are sent again (or, when they are the most,
@@ -522,13 +521,7 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		fare_nhg_ahead(g, key);
 		key = fare_nhg_key_dup(g->key);
 	}
-	/* A route whose new set has a group already moves to it now: g
-	 * cannot take that set in place (a set has one group), so waiting
-	 * would only send it later (each route of a cold start waited, and
-	 * was built twice: 377,000 of the ingress leaf's 1,073,000
-	 * announcements to zebra in scripts/bench.sh spine)
-	 */
-	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key) && !fare_nhg_find(key)) {
+	if (g && g == r->sent_group && !fare_nhg_key_equal(g->key, key)) {
 		fare_nhg_route_unwait(r);
 		if (g->prev_key && r->confirmed == g->gen) {
 			g->confirmed--; /* followed, and changed again */
