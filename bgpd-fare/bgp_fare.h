@@ -230,7 +230,7 @@ struct fare_instance {
 	 */
 	bool refresh_held;
 	bool refresh_upto_set;
-	uint64_t refresh_held_version[AFI_MAX], refresh_upto[AFI_MAX];
+	uint64_t refresh_upto[AFI_MAX];
 	/* else only prefixes via peers marked (fare_peer_refresh_later) */
 	bool refresh_all;
 	/* the pass of fare_instance_refresh(), in tasks of bounded time */

@@ -847,7 +847,7 @@ static void fare_instance_refresh_event(struct event *event)
 				   fi->refresh_why ? fi->refresh_why : "re-evaluation");
 		fi->refresh_held = true;
 		for (afi = AFI_IP; afi <= AFI_IP6; afi++)
-			fi->refresh_held_version[afi] =
+			fi->refresh_upto[afi] =
 				fi->bgp->rib[afi][SAFI_UNICAST]
 					? bgp_table_version(fi->bgp->rib[afi][SAFI_UNICAST])
 					: 0;
@@ -888,7 +888,6 @@ void fare_instance_config_end(struct fare_instance *fi)
 	if (asked)
 		return;
 	fi->refresh_upto_set = true;
-	memcpy(fi->refresh_upto, fi->refresh_held_version, sizeof(fi->refresh_upto));
 }
 
 /* The re-evaluation due is known now, from an event of zebra's (a link's

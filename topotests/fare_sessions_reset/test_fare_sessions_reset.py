@@ -42,6 +42,8 @@ pytestmark = [pytest.mark.bgpd]
 
 LINKS = 4
 PREFIXES = ["172.{}.{}.0/24".format(16 + i // 250, i % 250) for i in range(2000)]
+# r2's own, configured after its `bgp fare` lines (test_start_one_pass)
+R2_PREFIXES = ["192.168.{}.0/24".format(i) for i in range(20)]
 ASN = {"r1": 65001, "r2": 65002}
 
 TOPOLOGY = Topology().router("r1", "r2")
@@ -76,6 +78,9 @@ def config(name):
         lines.append(" bgp fare originate")
     lines += [" neighbor {} fare link-bandwidth 100G".format(_addr(other, k))
               for k in range(1, LINKS + 1)]
+    if name == "r2":
+        lines += [" address-family ipv4 unicast"] + ["  network " + p for p in R2_PREFIXES]
+        lines.append(" exit-address-family")
     return "\n".join(lines + ["!"]) + "\n"
 
 
@@ -113,9 +118,10 @@ def test_start_one_pass():
     prefixes (`network` lines before the `bgp fare` lines) are
     re-evaluated at most once: those bgpd selected after the last line
     (how many depends on how fast it processes them meanwhile) are not.
-    r2 has no route then (r1's come later, evaluated as they come).
-    Before, each line made a pass: 7 on r1, over about 2,000 prefixes
-    each."""
+    r2's 20 own prefixes (`network` lines after its `bgp fare` lines)
+    were selected with the configuration as it is, and r1's come later:
+    r2 re-evaluates none (all 20 if the pass took every route). Before,
+    each line made a pass: 7 on r1, over about 2,000 prefixes each."""
     tgen = tgen_or_skip()
     got = {}
     for name in ("r1", "r2"):
