@@ -414,6 +414,23 @@ typedef void (*fare_dest_fn)(struct bgp_dest *dest, struct bgp_path_info *best, 
 extern void fare_unicast_walk(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg);
 extern void fare_unicast_walk_show(struct bgp *bgp, afi_t afi, fare_dest_fn fn, void *arg);
 
+/* What the module keeps of a destination, on the destination itself
+ * (bgp_dest's module_info, patch 0029): found without a lookup when a
+ * hook hands the module the destination. Each record holds a lock on the
+ * destination while it is kept here; fare_dest_records_put() frees the
+ * holder once it keeps none.
+ */
+struct fare_nhg_route;
+struct fare_ecmp_dest;
+struct fare_dest_records {
+	struct fare_nhg_route *nhg_route; /* bgp_fare_nhg.c */
+	struct fare_ecmp_dest *ecmp_dest; /* bgp_fare_ecmp_count.c */
+};
+
+extern struct fare_dest_records *fare_dest_records(const struct bgp_dest *dest);
+extern struct fare_dest_records *fare_dest_records_get(struct bgp_dest *dest);
+extern void fare_dest_records_put(struct bgp_dest *dest);
+
 /* ------------------------------------------------------------------ */
 /* Neighbors (bgp_fare_peer.c)                                          */
 /* ------------------------------------------------------------------ */

@@ -16,7 +16,7 @@ struct fare_ecmp_peer_sg;
 /* EE-4: the remote group each destination's route is counted under, and
  * the routes per remote group, kept as routes change (bgp_fare_ecmp.c)
  */
-PREDECL_HASH(fare_ecmp_dests);
+PREDECL_DLIST(fare_ecmp_dests);
 PREDECL_HASH(fare_ecmp_counts);
 PREDECL_HASH(fare_ecmp_egress_cache);
 

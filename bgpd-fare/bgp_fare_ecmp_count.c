@@ -43,17 +43,10 @@ struct fare_ecmp_count {
 	struct fare_ecmp_group_dests_head dests; /* its routes, counted */
 };
 
-static int fare_ecmp_dest_cmp(const struct fare_ecmp_dest *a, const struct fare_ecmp_dest *b)
-{
-	return numcmp((uintptr_t)a->dest, (uintptr_t)b->dest);
-}
-
-static uint32_t fare_ecmp_dest_hash(const struct fare_ecmp_dest *d)
-{
-	return jhash(&d->dest, sizeof(d->dest), 0x45452d34);
-}
-
-DECLARE_HASH(fare_ecmp_dests, struct fare_ecmp_dest, item, fare_ecmp_dest_cmp, fare_ecmp_dest_hash);
+/* every destination counted, each record also on its destination
+ * (fare_dest_records)
+ */
+DECLARE_DLIST(fare_ecmp_dests, struct fare_ecmp_dest, item);
 
 static int fare_ecmp_count_cmp(const struct fare_ecmp_count *a, const struct fare_ecmp_count *b)
 {
@@ -253,19 +246,31 @@ static void fare_ecmp_count_leave(struct fare_instance *fi, struct fare_ecmp_des
 	fare_ecmp_gone_add(fi, d->key);
 }
 
+/* The destination is counted no more (counted out of its group first) */
+static void fare_ecmp_dest_free(struct fare_instance *fi, struct fare_ecmp_dest *d)
+{
+	fare_ecmp_dests_del(&fi->ecmp->dests, d);
+	fare_dest_records(d->dest)->ecmp_dest = NULL;
+	fare_dest_records_put(d->dest);
+	bgp_dest_unlock_node(d->dest);
+	XFREE(MTYPE_FARE_ECMP_COUNT, d);
+}
+
 /* EE-4: a destination's paths were selected anew (or withdrawn): its
  * route moves between remote groups' counts.
  */
 void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *dest)
 {
-	struct fare_ecmp_dest ref = { .dest = (struct bgp_dest *)dest }, *d;
+	struct fare_dest_records *rec;
+	struct fare_ecmp_dest *d;
 	struct fare_ecmp_key key;
 	bool has;
 
 	if (!fi->ecmp->counted)
 		return;
 	has = fare_ecmp_dest_key(fi, dest, &key);
-	d = fare_ecmp_dests_find(&fi->ecmp->dests, &ref);
+	rec = fare_dest_records(dest);
+	d = rec ? rec->ecmp_dest : NULL;
 	if (!d && !has)
 		return;
 	if (d && has && !fare_ecmp_key_cmp(d->key, key))
@@ -273,15 +278,14 @@ void fare_ecmp_dest_changed(struct fare_instance *fi, const struct bgp_dest *des
 	if (d) {
 		fare_ecmp_count_leave(fi, d);
 		if (!has) {
-			fare_ecmp_dests_del(&fi->ecmp->dests, d);
-			bgp_dest_unlock_node(d->dest);
-			XFREE(MTYPE_FARE_ECMP_COUNT, d);
+			fare_ecmp_dest_free(fi, d);
 			return;
 		}
 	} else {
 		d = XCALLOC(MTYPE_FARE_ECMP_COUNT, sizeof(*d));
 		d->dest = bgp_dest_lock_node((struct bgp_dest *)dest);
-		fare_ecmp_dests_add(&fi->ecmp->dests, d);
+		fare_dest_records_get(d->dest)->ecmp_dest = d;
+		fare_ecmp_dests_add_tail(&fi->ecmp->dests, d);
 	}
 	d->key = key;
 	fare_ecmp_count_join(fi, d);
@@ -317,10 +321,8 @@ void fare_ecmp_counts_clear(struct fare_instance *fi)
 		fare_ecmp_group_dests_fini(&c->dests);
 		XFREE(MTYPE_FARE_ECMP_COUNT, c);
 	}
-	while ((d = fare_ecmp_dests_pop(&fi->ecmp->dests))) {
-		bgp_dest_unlock_node(d->dest);
-		XFREE(MTYPE_FARE_ECMP_COUNT, d);
-	}
+	while ((d = fare_ecmp_dests_first(&fi->ecmp->dests)))
+		fare_ecmp_dest_free(fi, d);
 	event_cancel(&fi->ecmp->t_gone);
 	XFREE(MTYPE_FARE_ECMP_COUNT, fi->ecmp->gone);
 	fi->ecmp->n_gone = fi->ecmp->cap_gone = 0;

@@ -29,6 +29,7 @@ DEFINE_MGROUP(FARE, "bgpd FARE");
 DEFINE_MTYPE_STATIC(FARE, FARE_INSTANCE, "FARE instance");
 DEFINE_MTYPE_STATIC(FARE, FARE_MULTIHOMING, "FARE multihoming prefix-list");
 DEFINE_MTYPE_STATIC(FARE, FARE_ANNOUNCE_FULL, "FARE sub-groups to build in full");
+DEFINE_MTYPE_STATIC(FARE, FARE_DEST_RECORDS, "FARE records of a destination");
 
 uint32_t fare_zebra_weight_max;
 unsigned long fare_debug;
@@ -278,6 +279,30 @@ struct bgp_path_info *fare_dest_selected(struct bgp_dest *dest)
 		if (CHECK_FLAG(pi->flags, BGP_PATH_SELECTED))
 			return pi;
 	return NULL;
+}
+
+struct fare_dest_records *fare_dest_records(const struct bgp_dest *dest)
+{
+	return dest->module_info;
+}
+
+struct fare_dest_records *fare_dest_records_get(struct bgp_dest *dest)
+{
+	if (!dest->module_info)
+		dest->module_info = XCALLOC(MTYPE_FARE_DEST_RECORDS,
+					    sizeof(struct fare_dest_records));
+	return dest->module_info;
+}
+
+/* Called after a record left the holder, before its lock is given back */
+void fare_dest_records_put(struct bgp_dest *dest)
+{
+	struct fare_dest_records *rec = dest->module_info;
+
+	if (rec && !rec->nhg_route && !rec->ecmp_dest) {
+		XFREE(MTYPE_FARE_DEST_RECORDS, rec);
+		dest->module_info = NULL;
+	}
 }
 
 /* The destination's best path and its multipaths, at most max, in the

@@ -88,17 +88,8 @@ static uint32_t fare_nhg_hashfn(const struct fare_nhg *g)
 
 DECLARE_HASH(fare_nhgs, struct fare_nhg, item, fare_nhg_cmp, fare_nhg_hashfn);
 
-static int fare_nhg_route_cmp(const struct fare_nhg_route *a, const struct fare_nhg_route *b)
-{
-	return numcmp((uintptr_t)a->dest, (uintptr_t)b->dest);
-}
-
-static uint32_t fare_nhg_route_hash(const struct fare_nhg_route *r)
-{
-	return jhash(&r->dest, sizeof(r->dest), 0x4e484721);
-}
-
-DECLARE_HASH(fare_nhg_routes, struct fare_nhg_route, item, fare_nhg_route_cmp, fare_nhg_route_hash);
+/* every route record, each also on its destination (fare_dest_records) */
+DECLARE_DLIST(fare_nhg_routes, struct fare_nhg_route, item);
 DECLARE_DLIST(fare_nhg_pending, struct fare_nhg_route, pitem);
 DECLARE_DLIST(fare_nhg_members, struct fare_nhg_route, gitem);
 
@@ -227,9 +218,19 @@ static void fare_nhg_replace(struct fare_nhg *g, struct fare_nhg_key *key);
 
 static struct fare_nhg_route *fare_nhg_route_find(const struct bgp_dest *dest)
 {
-	struct fare_nhg_route ref = { .dest = dest };
+	struct fare_dest_records *rec = fare_dest_records(dest);
 
-	return fare_nhg_routes_find(&fare_nhg_routes, &ref);
+	return rec ? rec->nhg_route : NULL;
+}
+
+/* The record leaves its destination, whose lock it gives back */
+static void fare_nhg_route_unlink(struct fare_nhg_route *r)
+{
+	struct bgp_dest *dest = (struct bgp_dest *)r->dest;
+
+	fare_dest_records(dest)->nhg_route = NULL;
+	fare_dest_records_put(dest);
+	bgp_dest_unlock_node(dest);
 }
 
 /* when bgpd announced the first route of those waiting now with a new
@@ -347,7 +348,7 @@ static void fare_nhg_route_free(struct fare_nhg_route *r)
 	fare_nhg_route_assign(r, NULL);
 	fare_nhg_route_sent(r, NULL, 0);
 	fare_nhg_routes_del(&fare_nhg_routes, r);
-	bgp_dest_unlock_node((struct bgp_dest *)r->dest);
+	fare_nhg_route_unlink(r);
 	XFREE(MTYPE_FARE_NHG_ROUTE, r);
 }
 
@@ -499,7 +500,8 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		 */
 		r->dest = bgp_dest_lock_node(dest);
 		r->bgp = bgp;
-		fare_nhg_routes_add(&fare_nhg_routes, r);
+		fare_dest_records_get(dest)->nhg_route = r;
+		fare_nhg_routes_add_tail(&fare_nhg_routes, r);
 	}
 	if (r->group)
 		fare_nhg_route_paths(r->group, r, fare_nhg_paths_hash(dest));
@@ -961,7 +963,7 @@ void fare_nhg_fini(void)
 	event_cancel(&t_settle);
 	while ((r = fare_nhg_routes_pop(&fare_nhg_routes))) {
 		XFREE(MTYPE_FARE_NHG_KEY, r->want);
-		bgp_dest_unlock_node((struct bgp_dest *)r->dest);
+		fare_nhg_route_unlink(r);
 		XFREE(MTYPE_FARE_NHG_ROUTE, r);
 	}
 	while ((g = fare_nhgs_pop(&fare_nhgs))) {

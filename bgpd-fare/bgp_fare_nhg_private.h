@@ -17,7 +17,7 @@ struct zapi_route;
 DECLARE_MTYPE(FARE_NHG_KEY);
 
 PREDECL_HASH(fare_nhgs);
-PREDECL_HASH(fare_nhg_routes);
+PREDECL_DLIST(fare_nhg_routes);
 PREDECL_DLIST(fare_nhg_pending);
 PREDECL_DLIST(fare_nhg_members);
 
@@ -69,7 +69,7 @@ struct fare_nhg {
 
 /* A route FARE weighs, sent or to be sent through a group */
 struct fare_nhg_route {
-	struct fare_nhg_routes_item item;
+	struct fare_nhg_routes_item item; /* in every route's list */
 	struct fare_nhg_pending_item pitem;
 	struct fare_nhg_members_item gitem; /* in its group's routes */
 	const struct bgp_dest *dest;

@@ -81,7 +81,10 @@ pytestmark = [pytest.mark.bgpd]
 
 PREFIX = "172.16.2.0/24"
 # types that belong to an instance: none may stay after `no router bgp`
-PER_INSTANCE = ["FARE instance", "FARE neighbor", "FARE Enhanced ECMP"]
+# (the records of a destination: r2's route, counted in its Enhanced ECMP
+# group, EE-4, kept on bgpd's destination, patch 0029)
+PER_INSTANCE = ["FARE instance", "FARE neighbor", "FARE Enhanced ECMP",
+                "FARE Enhanced ECMP routes per group", "FARE records of a destination"]
 
 R1_BGP = """router bgp 65001
  bgp router-id 10.255.0.1
@@ -290,6 +293,8 @@ def test_configured_state_is_counted():
     logger.info("FARE memory, configured and used: %s", mem)
     STATE["configured"] = mem
     assert mem.get("FARE instance") == 2, mem
+    # one destination has records: r2's route
+    assert mem.get("FARE records of a destination") == 1, mem
     for t in PER_INSTANCE:
         assert mem.get(t, 0) > 0, (t, mem)
 
