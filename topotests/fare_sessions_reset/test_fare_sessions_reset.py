@@ -44,6 +44,7 @@ LINKS = 4
 PREFIXES = ["172.{}.{}.0/24".format(16 + i // 250, i % 250) for i in range(2000)]
 # r2's own, configured after its `bgp fare` lines (test_start_one_pass)
 R2_PREFIXES = ["192.168.{}.0/24".format(i) for i in range(20)]
+R2_PREFIXES6 = ["2001:db8:{}::/48".format(i) for i in range(1, 21)]
 ASN = {"r1": 65001, "r2": 65002}
 
 TOPOLOGY = Topology().router("r1", "r2")
@@ -80,6 +81,8 @@ def config(name):
               for k in range(1, LINKS + 1)]
     if name == "r2":
         lines += [" address-family ipv4 unicast"] + ["  network " + p for p in R2_PREFIXES]
+        lines.append(" exit-address-family")
+        lines += [" address-family ipv6 unicast"] + ["  network " + p for p in R2_PREFIXES6]
         lines.append(" exit-address-family")
     return "\n".join(lines + ["!"]) + "\n"
 
@@ -118,11 +121,18 @@ def test_start_one_pass():
     prefixes (`network` lines before the `bgp fare` lines) are
     re-evaluated at most once: those bgpd selected after the last line
     (how many depends on how fast it processes them meanwhile) are not.
-    r2's 20 own prefixes (`network` lines after its `bgp fare` lines)
-    were selected with the configuration as it is, and r1's come later:
-    r2 re-evaluates none (all 20 if the pass took every route). Before,
-    each line made a pass: 7 on r1, over about 2,000 prefixes each."""
+    r2's own prefixes, 20 IPv4 and 20 IPv6 (`network` lines after its
+    `bgp fare` lines), were selected with the configuration as it is,
+    and r1's come later: r2 re-evaluates none (the pass keeps a limit per
+    address family; all 20 of a family if it took every route of it).
+    Before, each line made a pass: 7 on r1, over about 2,000 prefixes
+    each."""
     tgen = tgen_or_skip()
+    r2 = tgen.gears["r2"]
+    # r2's IPv6 prefixes are in its table, selected
+    got6 = wait_for(lambda: len(vtysh_json(r2, "show bgp ipv6 unicast json").get("routes", {})),
+                    len(R2_PREFIXES6), count=30)
+    assert got6 == len(R2_PREFIXES6), r2.vtysh_cmd("show bgp ipv6 unicast")
     got = {}
     for name in ("r1", "r2"):
         c = vtysh_json(tgen.gears[name], "show bgp fare json")["counters"]
