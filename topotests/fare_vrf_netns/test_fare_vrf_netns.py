@@ -26,7 +26,10 @@ default VRF over r1-eth0 alone.
    the default instance Established. FARE-4: the VRF's route has weights
    3:1 in `show bgp vrf fare-blue ipv4 fare` and in the kernel nexthop
    group of the namespace fare-blue; the default VRF's has the single
-   path r1-eth0 with the default instance's 100G.
+   path r1-eth0 with the default instance's 100G. The configuration read
+   at start made one re-evaluation pass in each instance
+   (test_vrf_start_one_pass), and none of the VRF instance's 5 own
+   prefixes, configured after its `bgp fare` lines, was re-evaluated.
 2. A bandwidth change in the VRF (r1-eth2 to 200G): 3:2 in the
    namespace's kernel table; the default VRF unchanged. The VRF instance
    has `bgp fare nexthop-groups`: its route is on the module's nexthop
@@ -90,6 +93,10 @@ VRF_IFS = ("r1-eth1", "r1-eth2")
 # the module's memory types that belong to an instance
 PER_INSTANCE = ["FARE instance", "FARE neighbor"]
 
+# the VRF instance's own prefixes, after its `bgp fare` lines
+# (test_vrf_start_one_pass)
+VRF_OWN = ["192.168.{}.0/24".format(i) for i in range(5)]
+
 R1_VRF_BGP = """router bgp 65001 vrf {vrf}
  bgp router-id 10.255.1.1
  no bgp ebgp-requires-policy
@@ -102,8 +109,12 @@ R1_VRF_BGP = """router bgp 65001 vrf {vrf}
  bgp fare nexthop-groups
  neighbor 10.0.11.2 fare link-bandwidth 300G
  neighbor 10.0.12.2 fare link-bandwidth 100G
+ no bgp network import-check
+ address-family ipv4 unicast
+{networks}
+ exit-address-family
 exit
-""".format(vrf=VRF)
+""".format(vrf=VRF, networks="\n".join("  network " + p for p in VRF_OWN))
 
 
 TOPOLOGY = Topology().router("r1", "r2")
@@ -251,6 +262,26 @@ def test_vrf_active_and_weighted():
     assert wait_for(lambda: kernel_weights(r1, PREFIX), exp) == exp, r1.run("ip route show " + PREFIX)
     STATE["configured"] = settled_memory(r1)
     logger.info("FARE memory, both instances: %s", STATE["configured"])
+
+
+def test_vrf_start_one_pass():
+    """bgpd read r1's configuration at start as a whole: each instance
+    makes one pass for its `bgp fare` lines (4 in the VRF instance), once
+    bgpd has read all of it, over the routes it had selected by the last
+    of them. The VRF instance's 5 own prefixes (`network` lines after its
+    `bgp fare` lines) were selected with the configuration as it is and
+    are not re-evaluated; r2's route, at most, if it came in before the
+    last line. The default instance's pass is asked for by its 2 lines."""
+    tgen = tgen_or_skip()
+    r1 = tgen.gears["r1"]
+    got = wait_for(lambda: sorted(vtysh_json(r1, "show bgp vrf {} ipv4 unicast json".format(VRF))
+                                  .get("routes", {})), sorted(VRF_OWN + [PREFIX]), count=30)
+    assert got == sorted(VRF_OWN + [PREFIX]), got
+    cnt = {vrf: vtysh_json(r1, "show bgp {}fare json".format(
+        "vrf {} ".format(vrf) if vrf else ""))["counters"] for vrf in (None, VRF)}
+    walks = {vrf: c["tableWalks"] for vrf, c in cnt.items()}
+    assert walks == {None: 1, VRF: 1}, cnt
+    assert cnt[VRF]["reevaluatedRoutes"] <= 1, cnt
 
 
 def vrf_group(r1):
