@@ -35,8 +35,12 @@ interval seconds later):
   shares within 2.5 points of 1/6, 1/6, 1/3, 1/3 (binomial sd < 0.5);
 - four elephant flows (1000 packets each): each flow on one member, one
   alarm exactly, over the 4000 packets, with the deviation the counters
-  give, its cause "a member carried no packet: too few flows ...", and
-  one line in bgpd.log.
+  give, and one line in bgpd.log. Its cause is "a member carried no
+  packet: too few flows ..." where the hash left a member without a
+  flow, else "every member carried traffic ...: hash polarization ...":
+  which members the four flows take depends on the members' order in
+  the kernel group, which follows the spines' link-local addresses, new
+  in each run (both have been seen).
 `show bgp ipv4|ipv6 fare PREFIX traffic json` gives the kernel group of
 h1's subnet (IPv4 and IPv6) with its members' weights 1:1:2:2, and after
 each case the same group, packets and shares as `show bgp fare traffic`;
@@ -92,11 +96,15 @@ W1122 = {"to-s1": 1, "to-s2": 1, "to-s3": 2, "to-s4": 2}
 # the least (each member a multiple of 25 %), 10,000 small flows by far
 # less (sd < 0.5 point)
 ALARM = "bgp fare traffic-alarm threshold 5 min-packets 2000 interval 3"
-# the seed of leaf2's multipath hash (Linux 6.11+): the same members for
-# the same flows in every run
+# the seed of leaf2's multipath hash (Linux 6.11+): the same hash of the
+# same flows in every run (the member each takes also depends on the
+# members' order in the group: test_elephant_flows_alarm)
 HASH_SEED = 25
 FEW_FLOWS = ("a member carried no packet: too few flows, or flows too large, "
              "for the hash to follow the weights")
+POLARIZATION = ("every member carried traffic, not in the weights' proportions: hash "
+                "polarization with a tier that hashes alike (per-device hash seeds, "
+                "net.ipv4.fib_multipath_hash_seed)")
 
 
 def _leaf2_bgp(leaf2, lines):
@@ -233,24 +241,29 @@ def test_small_flows_no_alarm():
 
 
 def test_elephant_flows_alarm():
-    "Four elephant flows over 1:1:2:2: one alarm, logged once, cause too few flows."
+    "Four elephant flows over 1:1:2:2: one alarm, logged once, its cause by whether a member carried nothing."
     tgen = tgen_or_skip()
     leaf2 = tgen.gears["leaf2"]
     g, start, end = _counted(tgen, 4, 1000, 30000)
     packets = {m["interface"]: m["packets"] for m in g["members"]}
-    # each flow on one member
+    # each flow on one member: shares in quarters, never 1:1:2:2 (at
+    # least 8.3 points off). Which member each flow takes also depends on
+    # the members' order in the kernel group, which follows the spines'
+    # link-local addresses, new in each run: the module names the cause
+    # by whether a member carried nothing.
     assert all(p % 1000 == 0 for p in packets.values()), packets
-    assert 0 in packets.values(), packets  # with this seed and these ports
     worst = max(abs(m["deviationPoints"]) for m in g["members"])
+    assert worst > 100.0 / 12 - 0.01, g
+    cause = FEW_FLOWS if 0 in packets.values() else POLARIZATION
     assert end["alarms"] == start["alarms"] + 1, (start, end)
     last = end["last"]
     assert last["group"] == g["id"] and last["packets"] == 4000, last
     assert abs(last["deviationPoints"] - worst) < 0.01, (last, g)
-    assert last["cause"] == FEW_FLOWS, last
+    assert last["cause"] == cause, last
     log = open(os.path.join(tgen.logdir, "leaf2", "bgpd.log")).read()
     lines = [l for l in log.splitlines() if "traffic of nexthop group {} deviates".format(g["id"]) in l]
     assert len(lines) == 1, lines
-    assert "over 4000 packets" in lines[0] and "likely cause: " + FEW_FLOWS in lines[0], lines
+    assert "over 4000 packets" in lines[0] and "likely cause: " + cause in lines[0], lines
     report("fare_traffic: 4 elephant flows x 1000 packets over 1:1:2:2: {}; alarm: {}".format(
         packets, lines[0].split("FARE: ", 1)[-1]))
     _leaf2_bgp(leaf2, ["no bgp fare traffic-alarm"])
