@@ -157,6 +157,9 @@ struct fare_counters {
 	uint64_t dropped_paths;			 /* paths left at weight 0 by the
 						  * member budget (WP-3) */
 	uint64_t ecmp_routes;			 /* routes sent to zebra as plain ECMP */
+	uint64_t zebra_unchanged;		 /* routes bgpd would have sent zebra
+						  * again as zebra has them (nexthop
+						  * groups on) */
 	uint64_t frr_weighted_routes;		 /* routes FARE did not weigh that
 						  * FRR's own weighted ECMP did */
 	uint64_t transit_withheld;		 /* host role: announcements of routes

@@ -298,7 +298,7 @@ static void fare_nhg_route_assign(struct fare_nhg_route *r, struct fare_nhg *g)
 /* What zebra has for the route: on group g (NULL: its own next hops or
  * nothing) as fingerprint fp (0: nothing)
  */
-static void fare_nhg_route_sent(struct fare_nhg_route *r, struct fare_nhg *g, uint32_t fp)
+static void fare_nhg_route_sent(struct fare_nhg_route *r, struct fare_nhg *g, uint64_t fp)
 {
 	if (r->sent_group != g) {
 		if (r->sent_group) {
@@ -483,16 +483,36 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	struct fare_nhg_route *r = fare_nhg_route_find(dest);
 	struct fare_nhg_key *key = NULL;
 	struct fare_nhg *g;
-	uint32_t fp;
+	uint64_t fp = 0;
 
 	fare_nhg_connection_check();
-	if (fi && fi->enabled && fi->nhg)
+	if (fi && fi->enabled && fi->nhg) {
 		key = fare_nhg_key_of(best, api);
-	if (!key) {
-		if (r)
-			fare_nhg_route_free(r);
+		if (!key)
+			fp = fare_nhg_direct_fingerprint(api);
+	}
+	/* Sent with its own next hops (a single one, or ones no group
+	 * takes): sent again only when something of it changed. bgpd
+	 * sends a route again when its multipaths change, also where its
+	 * installed next hops do not (an Enhanced ECMP sub-group's one
+	 * uplink, EE-4, as the route's other paths arrive), and when only
+	 * attributes zebra does not get change.
+	 */
+	if (!key && fp && r && !r->group && !r->want && !r->sent_group) {
+		if (r->sent_fp == fp) {
+			fi->counters.zebra_unchanged++;
+			*unchanged = true;
+			return 0;
+		}
+		r->sent_fp = fp;
 		return 0;
 	}
+	if (!key && r) {
+		fare_nhg_route_free(r);
+		r = NULL;
+	}
+	if (!key && !fp)
+		return 0;
 	if (!r) {
 		r = XCALLOC(MTYPE_FARE_NHG_ROUTE, sizeof(*r));
 		/* kept while the record is: bgpd may drop a route without
@@ -502,6 +522,10 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 		r->bgp = bgp;
 		fare_dest_records_get(dest)->nhg_route = r;
 		fare_nhg_routes_add_tail(&fare_nhg_routes, r);
+	}
+	if (!key) {
+		r->sent_fp = fp;
+		return 0;
 	}
 	if (r->group)
 		fare_nhg_route_paths(r->group, r, fare_nhg_paths_hash(dest));
@@ -564,6 +588,7 @@ static int fare_nhg_route_announce(struct bgp *bgp, struct bgp_dest *dest,
 	zapi_route_set_nhg_id(api, &g->id);
 	fp = fare_nhg_fingerprint(api, g->id);
 	if (r->sent_group == g && r->sent_fp == fp) {
+		fi->counters.zebra_unchanged++;
 		*unchanged = true;
 		return 0;
 	}

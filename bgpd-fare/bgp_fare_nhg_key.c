@@ -135,20 +135,98 @@ fail:
 	return NULL;
 }
 
-/* Everything of a route zebra installs but its next hops */
-uint32_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id)
+/* Fingerprints: two 32-bit hashes of the same words with different
+ * seeds, 64 bits in all (a route's content changes millions of times in
+ * a fabric's life; a false match would leave zebra's route as it was).
+ */
+struct fare_nhg_fp {
+	uint32_t a, b;
+};
+
+static void fare_nhg_fp_words(struct fare_nhg_fp *fp, uint32_t x, uint32_t y, uint32_t z)
 {
-	uint32_t h = jhash(&api->prefix.u, PSIZE(api->prefix.prefixlen),
-			   api->prefix.family << 8 | api->prefix.prefixlen);
+	fp->a = jhash_3words(x, y, z, fp->a);
+	fp->b = jhash_3words(x, y, z, fp->b ^ 0x85ebca6b);
+}
+
+static void fare_nhg_fp_bytes(struct fare_nhg_fp *fp, const void *p, uint32_t len)
+{
+	fp->a = jhash(p, len, fp->a);
+	fp->b = jhash(p, len, fp->b ^ 0x85ebca6b);
+}
+
+static uint64_t fare_nhg_fp_value(const struct fare_nhg_fp *fp)
+{
+	return ((uint64_t)fp->b << 32 | fp->a) | 1; /* never 0: 0 is "not sent" */
+}
+
+static void fare_nhg_fp_route(struct fare_nhg_fp *fp, const struct zapi_route *api, uint32_t nhg_id)
+{
 	uint32_t msg = api->message & ~(ZAPI_MESSAGE_NHG | ZAPI_MESSAGE_NEXTHOP);
 
-	h = jhash_3words(api->vrf_id, api->type << 16 | api->instance, api->safi, h);
-	h = jhash_3words(api->flags, msg, api->distance, h);
-	h = jhash_3words(api->metric, (uint32_t)api->tag, api->mtu, h);
-	h = jhash_3words(api->tableid, nhg_id, api->srte_color, h);
+	fare_nhg_fp_bytes(fp, &api->prefix.u, PSIZE(api->prefix.prefixlen));
+	fare_nhg_fp_words(fp, api->prefix.family, api->prefix.prefixlen, api->vrf_id);
+	fare_nhg_fp_words(fp, api->type << 16 | api->instance, api->safi, api->flags);
+	fare_nhg_fp_words(fp, msg, api->distance, api->metric);
+	fare_nhg_fp_words(fp, (uint32_t)api->tag, api->mtu, api->tableid);
+	fare_nhg_fp_words(fp, nhg_id, api->srte_color, 0);
 	if (CHECK_FLAG(api->message, ZAPI_MESSAGE_OPAQUE))
-		h = jhash(api->opaque.data, api->opaque.length, h);
-	return h | 1; /* never 0: 0 is "not sent" */
+		fare_nhg_fp_bytes(fp, api->opaque.data, api->opaque.length);
+}
+
+/* Everything of a route zebra installs but its next hops */
+uint64_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id)
+{
+	struct fare_nhg_fp fp = { 0x46415245, 0x4e484730 };
+
+	fare_nhg_fp_route(&fp, api, nhg_id);
+	return fare_nhg_fp_value(&fp);
+}
+
+/* Everything of a route zebra gets with its own next hops, those
+ * included; 0 when a next hop carries more than the fingerprint reads
+ * (labels, SRv6, EVPN, backup next hops): such a route is always sent.
+ */
+uint64_t fare_nhg_direct_fingerprint(const struct zapi_route *api)
+{
+	struct fare_nhg_fp fp = { 0x46415245, 0x4e484730 };
+	uint16_t i;
+
+	if (CHECK_FLAG(api->message, ZAPI_MESSAGE_NHG) ||
+	    CHECK_FLAG(api->message, ZAPI_MESSAGE_BACKUP_NEXTHOPS) ||
+	    !CHECK_FLAG(api->message, ZAPI_MESSAGE_NEXTHOP) || api->nexthop_num > MULTIPATH_NUM)
+		return 0;
+	fare_nhg_fp_route(&fp, api, 0);
+	fare_nhg_fp_words(&fp, api->nexthop_num, 0, 0);
+	for (i = 0; i < api->nexthop_num; i++) {
+		const struct zapi_nexthop *nh = &api->nexthops[i];
+		struct in6_addr gate = {};
+
+		if (nh->label_num || nh->seg_num || nh->seg6local_action || nh->backup_num ||
+		    CHECK_FLAG(nh->flags, ZAPI_NEXTHOP_FLAG_EVPN))
+			return 0;
+		switch (nh->type) {
+		case NEXTHOP_TYPE_IPV4:
+		case NEXTHOP_TYPE_IPV4_IFINDEX:
+			memcpy(&gate, &nh->gate.ipv4, 4);
+			break;
+		case NEXTHOP_TYPE_IPV6:
+		case NEXTHOP_TYPE_IPV6_IFINDEX:
+			gate = nh->gate.ipv6;
+			break;
+		case NEXTHOP_TYPE_BLACKHOLE:
+			memcpy(&gate, &nh->bh_type, sizeof(nh->bh_type));
+			break;
+		case NEXTHOP_TYPE_IFINDEX:
+			break;
+		}
+		fare_nhg_fp_words(&fp, nh->type, nh->vrf_id, nh->ifindex);
+		fare_nhg_fp_words(&fp, nh->flags, (uint32_t)nh->weight,
+				  (uint32_t)(nh->weight >> 32));
+		fare_nhg_fp_words(&fp, nh->srte_color, 0, 0);
+		fare_nhg_fp_bytes(&fp, &gate, sizeof(gate));
+	}
+	return fare_nhg_fp_value(&fp);
 }
 
 struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key)

@@ -76,9 +76,12 @@ struct fare_nhg_route {
 	struct bgp *bgp;
 	struct fare_nhg *group;	     /* assigned */
 	struct fare_nhg *sent_group; /* what zebra has (NULL: not on one) */
-	uint32_t sent_fp;	     /* the route as sent (fare_nhg_fingerprint) */
-	struct fare_nhg_key *want;   /* announced with this key, waiting */
-	uint32_t confirmed;	     /* its group's gen when announced with its key */
+	/* the route as sent: on sent_group, fare_nhg_fingerprint(); on
+	 * none, fare_nhg_direct_fingerprint() (0: not sent, or unknown)
+	 */
+	uint64_t sent_fp;
+	struct fare_nhg_key *want; /* announced with this key, waiting */
+	uint32_t confirmed;	   /* its group's gen when announced with its key */
 	/* its selected and multipath paths when last announced: a hash of
 	 * each one's neighbor and (interned) attributes, in any order
 	 */
@@ -91,7 +94,9 @@ struct fare_nhg_route {
 extern struct fare_nhg_key *fare_nhg_key_of(struct bgp_path_info *best,
 					    const struct zapi_route *api);
 /* What else of the route zebra has (0 never: 0 is "not sent") */
-extern uint32_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id);
+extern uint64_t fare_nhg_fingerprint(const struct zapi_route *api, uint32_t nhg_id);
+/* All of a route zebra gets with its own next hops (0: more than it reads) */
+extern uint64_t fare_nhg_direct_fingerprint(const struct zapi_route *api);
 extern struct fare_nhg_key *fare_nhg_key_dup(const struct fare_nhg_key *key);
 
 #endif /* _BGP_FARE_NHG_PRIVATE_H */

@@ -207,6 +207,7 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		json_object_int_add(jcnt, "wcmpRoutes", cnt->wcmp_routes);
 		json_object_int_add(jcnt, "droppedPaths", cnt->dropped_paths);
 		json_object_int_add(jcnt, "ecmpRoutes", cnt->ecmp_routes);
+		json_object_int_add(jcnt, "notSentUnchanged", cnt->zebra_unchanged);
 		json_object_int_add(jcnt, "frrWeightedRoutes", cnt->frr_weighted_routes);
 		json_object_int_add(jcnt, "transitWithheld", cnt->transit_withheld);
 		json_object_int_add(jcnt, "tableWalks", cnt->table_walks);
@@ -279,6 +280,11 @@ DEFPY(show_bgp_fare, show_bgp_fare_cmd,
 		"  Routes to zebra: weighted %" PRIu64 ", ECMP %" PRIu64
 		", weighted by FRR %" PRIu64 ", paths left out by the member budget %" PRIu64 "\n",
 		cnt->wcmp_routes, cnt->ecmp_routes, cnt->frr_weighted_routes, cnt->dropped_paths);
+	if (fi && fi->nhg)
+		vty_out(vty,
+			"  Routes not sent to zebra again (zebra has them as they are): %" PRIu64
+			"\n",
+			cnt->zebra_unchanged);
 	if (cnt->transit_withheld || (fi && fi->role == FARE_ROLE_HOST))
 		vty_out(vty,
 			"  Host role: announcements withheld (not originated here) %" PRIu64 "\n",

@@ -86,18 +86,27 @@ if [ ! -x "$FRR/configure" ]; then
 	log "FRR: bootstrap"
 	(cd "$FRR" && ./bootstrap.sh >/dev/null 2>&1)
 fi
-if [ ! -f "$FRR/config.status" ]; then
+# Not built: the daemons neither the tests, the benchmarks, the demo nor
+# FRR's topotest library (which looks for ospfd, ospf6d, ripd, ripngd,
+# isisd, pimd, pim6d and pbrd before any test) use. The arguments are kept
+# beside the build; a change of them configures again.
+FRR_CONFIGURE_ARGS=(--prefix="$PREFIX" --sbindir="$PREFIX/lib/frr"
+	--sysconfdir=/etc/frr --localstatedir=/var/run/frr
+	--enable-user=frr --enable-group=frr --enable-vty-group=frrvty
+	--enable-multipath=256 --disable-doc --disable-snmp
+	--disable-scripting --disable-rpki --disable-grpc --disable-fpm
+	--enable-sharpd --disable-silent-rules
+	--disable-ldpd --disable-eigrpd --disable-babeld --disable-nhrpd
+	--disable-vrrpd --disable-fabricd --disable-pathd
+	${SANITIZE[@]+"${SANITIZE[@]}"})
+if [ ! -f "$FRR/config.status" ] ||
+	[ "$(cat "$BUILD/frr-configure.args" 2>/dev/null)" != "${FRR_CONFIGURE_ARGS[*]}" ]; then
 	log "FRR: configure"
 	(cd "$FRR" && PKG_CONFIG_PATH="$LYPREFIX/lib/pkgconfig" \
 		CPPFLAGS="-I$LYPREFIX/include" LDFLAGS="-L$LYPREFIX/lib -Wl,-rpath,$LYPREFIX/lib" \
-		./configure --prefix="$PREFIX" --sbindir="$PREFIX/lib/frr" \
-		--sysconfdir=/etc/frr --localstatedir=/var/run/frr \
-		--enable-user=frr --enable-group=frr --enable-vty-group=frrvty \
-		--enable-multipath=256 --disable-doc --disable-snmp \
-		--disable-scripting --disable-rpki --disable-grpc --disable-fpm \
-		--enable-sharpd --disable-silent-rules ${SANITIZE[@]+"${SANITIZE[@]}"} \
-		>"$BUILD/frr-configure.log" 2>&1) ||
+		./configure "${FRR_CONFIGURE_ARGS[@]}" >"$BUILD/frr-configure.log" 2>&1) ||
 		{ tail -n 30 "$BUILD/frr-configure.log"; exit 1; }
+	printf '%s' "${FRR_CONFIGURE_ARGS[*]}" >"$BUILD/frr-configure.args"
 fi
 log "FRR: make -j$JOBS"
 make -C "$FRR" -j"$JOBS" >"$BUILD/frr-make.log" 2>&1 ||

@@ -14,8 +14,8 @@ the demos (demo/) and the benchmarks (bench/):
 - fare.metrics_check: tools/fare-metrics' output checks;
 - fare.netlink: rtnetlink route and nexthop decoding;
 - programs run in a router's namespace: fare.nhg_dump, fare.fpm_listener
-  (python3 -m, see fare.common.program), udp_flows.py and paced_udp.py
-  (standard library only, run by path).
+  (python3 -m, see fare.common.program), udp_flows.py, paced_udp.py and
+  value_counts.py (standard library only, run by path).
 
 scripts/setup-test-env.sh links this package into FRR's tests/topotests/,
 the directory of FRR's conftest.py, which pytest puts on sys.path: test

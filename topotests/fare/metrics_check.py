@@ -38,6 +38,7 @@ COUNTER_SERIES = {
     "wcmpRoutes": 'frr_fare_zebra_routes_total{kind="wcmp",',
     "ecmpRoutes": 'frr_fare_zebra_routes_total{kind="ecmp",',
     "frrWeightedRoutes": 'frr_fare_zebra_routes_total{kind="frr",',
+    "notSentUnchanged": "frr_fare_zebra_unchanged_routes_total",
     "droppedPaths": "frr_fare_dropped_paths_total",
     "transitWithheld": "frr_fare_transit_withheld_announcements_total",
     "tableWalks": "frr_fare_table_walks_total",

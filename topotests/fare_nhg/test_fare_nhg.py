@@ -65,7 +65,14 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
 4. r3 stops advertising MOVER to r1: MOVER has a single path left, which
    has no weight to change: it leaves the module's groups for zebra's own
    next hop (nexthopGroupId 0), as without the command; the others keep
-   theirs. r3 advertises it again: MOVER is back in the shared group.
+   theirs. On that single path, r2 adds a community (route-map MOVERCOMM
+   out): bgpd processes MOVER again, but zebra does not get communities,
+   so the module finds zebra has the route as it is and nothing is sent
+   (zebra's IPv4 adds and updates from bgpd, `show zebra client`,
+   unchanged; the counter notSentUnchanged one more); r2 then sends a MED
+   instead (MOVERMED), zebra's metric of the route: sent, zebra's route
+   has metric 55; the route-map removed, the metric is as before.
+   r3 advertises it again: MOVER is back in the shared group.
    Then r3 advertises MOVER with another next hop (a second address of
    its own, route-map `set ip next-hop`): MOVER's next-hop set changes,
    it moves to a group of its own, weights 1:2 still; without the
@@ -148,6 +155,13 @@ FABRIC = Fabric(
                   " set community 65003:50", "exit", "route-map FARETAG permit 20", "exit",
                   "route-map FARETAG6 permit 10", " match ipv6 address prefix-list FAREHALF",
                   " set community 65003:50", "exit", "route-map FARETAG6 permit 20", "exit"],
+           # step 4's single-path MOVER: a community (zebra does not get
+           # it) or a MED (zebra's metric) of its own from r2
+           "r2": ["!", "ip prefix-list ISMOVER seq 5 permit {}".format(MOVER),
+                  "route-map MOVERCOMM permit 10", " match ip address prefix-list ISMOVER",
+                  " set community 65002:7", "exit", "route-map MOVERCOMM permit 20", "exit",
+                  "route-map MOVERMED permit 10", " match ip address prefix-list ISMOVER",
+                  " set metric 55", "exit", "route-map MOVERMED permit 20", "exit"],
            # zebra deletes a group no route uses after this (180 s by default)
            "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"],
            # a finite value from the origin (not max), so that r3's
@@ -556,6 +570,7 @@ def test_prefix_moves_when_its_vector_changes():
     assert single not in groups
     j = vtysh_json(r1, "show bgp ipv4 fare {} json".format(MOVER))
     assert j["prefixes"][MOVER]["nexthopGroupId"] == 0, j
+    _single_path_sent_on_change_only(tgen.gears["r2"], r1)
 
     r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
                  "no neighbor 10.100.2.1 prefix-list NOMOVER out\n")
@@ -589,6 +604,59 @@ def test_prefix_moves_when_its_vector_changes():
     assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
                     "") == ""
     r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
+
+
+def _zebra_v4_sends(router):
+    "The IPv4 route adds and updates zebra counted from bgpd (`show zebra client`)."
+    m = re.search(r"Client: bgp\b.*?\nIPv4\s+(\d+)\s+(\d+)",
+                  router.vtysh_cmd("show zebra client"), re.S)
+    return int(m.group(1)) + int(m.group(2))
+
+
+def _not_sent_unchanged(router):
+    return vtysh_json(router, "show bgp fare json")["counters"]["notSentUnchanged"]
+
+
+def _mover_path(r1):
+    "(community, MED) of r1's one path to MOVER"
+    paths = vtysh_json(r1, "show bgp ipv4 unicast {} json".format(MOVER)).get("paths", [])
+    if len(paths) != 1:
+        return None
+    return paths[0].get("community", {}).get("string"), paths[0].get("metric")
+
+
+def _r2_out(r2, route_map, on):
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family ipv4 unicast\n"
+                 "{}neighbor 10.100.1.1 route-map {} out\n".format("" if on else "no ", route_map))
+
+
+def _single_path_sent_on_change_only(r2, r1):
+    """MOVER on its single path via r2, off the groups: bgpd processes it
+    again for an attribute zebra does not get (a community): the module
+    finds zebra has the route as it is and nothing is sent (zebra counts
+    no add or update from bgpd, the module counts one route not sent);
+    a MED, which is zebra's metric of the route, is sent."""
+    community, med = _mover_path(r1)
+    metric = vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]["metric"]
+    assert community is None and med != 55, (community, med)
+    sends, unchanged = _zebra_v4_sends(r1), _not_sent_unchanged(r1)
+    _r2_out(r2, "MOVERCOMM", True)
+    assert wait_for(lambda: _mover_path(r1), ("65002:7", med)) == ("65002:7", med)
+    assert wait_for(lambda: _not_sent_unchanged(r1) - unchanged, 1, count=10) == 1
+    assert _zebra_v4_sends(r1) - sends == 0
+    assert kernel_weights(r1, MOVER) == {"to-r2": 1}
+
+    # (one route-map out per neighbor: MOVERMED takes MOVERCOMM's place)
+    _r2_out(r2, "MOVERMED", True)
+    assert wait_for(lambda: _mover_path(r1), (None, 55)) == (None, 55)
+    assert wait_for(lambda: _zebra_v4_sends(r1) - sends, 1, count=10) == 1
+    route = vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]
+    assert route["metric"] == 55, route
+    assert _not_sent_unchanged(r1) - unchanged == 1
+    _r2_out(r2, "MOVERMED", False)
+    assert wait_for(lambda: _mover_path(r1), (None, med)) == (None, med)
+    route = vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]
+    assert route["metric"] == metric, route
 
 
 def _tag_halves(r3, on):

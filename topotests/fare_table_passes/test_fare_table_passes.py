@@ -40,6 +40,7 @@ averaged mode with `bgp fare hold-down 0` and `debug bgp fare`.
    the prefixes a pass had not reached when the sub-groups merged).
 """
 
+import json
 import os
 import re
 import sys
@@ -51,10 +52,13 @@ import pytest
 from lib.topogen import TopoRouter, get_topogen
 from fare.benchlib import (SHARP_ROUTES, SHARP_ROUTES6, add_prefix_host, bgp_route_count,
                            kernel_weights_by_group, kill_every_bgpd)
+import fare.common
 from fare.common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
 from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
+
+VALUE_COUNTS = os.path.join(os.path.dirname(os.path.realpath(fare.common.__file__)), "value_counts.py")
 
 N = 100000
 BASE = {False: "10.201.0.0", True: "2001:db8:2::"}
@@ -129,16 +133,10 @@ def _values(router):
 def _value_counts(router, ipv6):
     """{Path Bandwidth in Gb/s: prefixes with it} over router's whole
     table of the family (`show bgp ipv4|ipv6 fare json`, streamed by
-    bgpd)."""
-    counts = {}
-    j = vtysh_json(router, "show bgp {} fare json".format(_afi(ipv6)))
-    for prefix, entry in j.get("prefixes", {}).items():
-        if not prefix.startswith("2001:db8:2::" if ipv6 else "10.20"):
-            continue
-        paths = entry.get("paths", [])
-        gbps = round(paths[0]["pathBandwidthBytesPerSec"] / GBPS) if len(paths) == 1 else None
-        counts[gbps] = counts.get(gbps, 0) + 1
-    return counts
+    bgpd), counted in the router's namespace (fare/value_counts.py)."""
+    out = router.run("vtysh -c 'show bgp {} fare json' | /usr/bin/python3 {} {}".format(
+        _afi(ipv6), VALUE_COUNTS, "2001:db8:2::" if ipv6 else "10.20"))
+    return {None if k == "None" else int(k): n for k, n in json.loads(out).items()}
 
 
 def _log_matches(router, pattern):
