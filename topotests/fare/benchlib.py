@@ -111,8 +111,9 @@ def kernel_events(path, t0, t1=None):
 def kernel_weights_by_group(router, ipv6=False):
     """The weights the kernel gives the benchmark's BGP routes (10.2xx.*,
     or 2001:db8:2::* with ipv6), one entry per nexthop group: [(routes
-    using it, {device: weight})]. Plain `ip` output: one dump of the
-    nexthop objects and one of the routes, whatever their number."""
+    using it, {device: weight})]. One dump of the nexthop objects, and the
+    routes counted per group in the router's namespace, whatever their
+    number."""
     members, devs = {}, {}
     for line in router.run("ip nexthop show").splitlines():
         m = re.match(r"id (\d+) group (\S+)", line)

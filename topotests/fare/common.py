@@ -221,6 +221,8 @@ def report(text):
 
 SENDER = os.path.join(HERE, "udp_flows.py")
 PACED_SENDER = os.path.join(HERE, "paced_udp.py")
+# counts a big table's Path Bandwidths behind vtysh (fare_table_passes)
+VALUE_COUNTS = os.path.join(HERE, "value_counts.py")
 
 
 def tx_packets(router, ifnames):

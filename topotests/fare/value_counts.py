@@ -3,8 +3,8 @@
 """
 Count the prefixes of a `show bgp ipv4|ipv6 fare json` (read from
 standard input) per Path Bandwidth of their one path, in Gb/s rounded:
-one JSON object {"Gb/s": prefixes}, "null" for prefixes without exactly
-one path. Only prefixes that start with PREFIX_START count. Run in a
+one JSON object {"Gb/s": prefixes}, the key "None" for prefixes without
+exactly one path. Only prefixes that start with PREFIX_START count. Run in a
 router's namespace behind vtysh, so that a table of 100,000 prefixes is
 not carried (and logged) whole by the test library.
 

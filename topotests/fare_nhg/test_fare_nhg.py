@@ -625,6 +625,11 @@ def _mover_path(r1):
     return paths[0].get("community", {}).get("string"), paths[0].get("metric")
 
 
+def _zebra_metric(r1):
+    "zebra's metric of MOVER (bgpd sends the MED as the route's metric)"
+    return vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]["metric"]
+
+
 def _r2_out(r2, route_map, on):
     r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family ipv4 unicast\n"
                  "{}neighbor 10.100.1.1 route-map {} out\n".format("" if on else "no ", route_map))
@@ -637,7 +642,7 @@ def _single_path_sent_on_change_only(r2, r1):
     no add or update from bgpd, the module counts one route not sent);
     a MED, which is zebra's metric of the route, is sent."""
     community, med = _mover_path(r1)
-    metric = vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]["metric"]
+    metric = _zebra_metric(r1)
     assert community is None and med != 55, (community, med)
     sends, unchanged = _zebra_v4_sends(r1), _not_sent_unchanged(r1)
     _r2_out(r2, "MOVERCOMM", True)
@@ -650,13 +655,12 @@ def _single_path_sent_on_change_only(r2, r1):
     _r2_out(r2, "MOVERMED", True)
     assert wait_for(lambda: _mover_path(r1), (None, 55)) == (None, 55)
     assert wait_for(lambda: _zebra_v4_sends(r1) - sends, 1, count=10) == 1
-    route = vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]
-    assert route["metric"] == 55, route
+    # zebra counts the message when it reads it, and updates its table after
+    assert wait_for(lambda: _zebra_metric(r1), 55, count=10) == 55
     assert _not_sent_unchanged(r1) - unchanged == 1
     _r2_out(r2, "MOVERMED", False)
     assert wait_for(lambda: _mover_path(r1), (None, med)) == (None, med)
-    route = vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]
-    assert route["metric"] == metric, route
+    assert wait_for(lambda: _zebra_metric(r1), metric, count=10) == metric
 
 
 def _tag_halves(r3, on):

@@ -52,13 +52,10 @@ import pytest
 from lib.topogen import TopoRouter, get_topogen
 from fare.benchlib import (SHARP_ROUTES, SHARP_ROUTES6, add_prefix_host, bgp_route_count,
                            kernel_weights_by_group, kill_every_bgpd)
-import fare.common
-from fare.common import GBPS, start_fabric, tgen_or_skip, vtysh_json, wait_for
+from fare.common import GBPS, VALUE_COUNTS, start_fabric, tgen_or_skip, vtysh_json, wait_for
 from fare.fabric import Fabric
 
 pytestmark = [pytest.mark.bgpd]
-
-VALUE_COUNTS = os.path.join(os.path.dirname(os.path.realpath(fare.common.__file__)), "value_counts.py")
 
 N = 100000
 BASE = {False: "10.201.0.0", True: "2001:db8:2::"}
