@@ -14,7 +14,6 @@
 #include <zebra.h>
 
 #include "filter.h"
-#include "jhash.h"
 #include "memory.h"
 #include "plist.h"
 #include "prefix.h"
@@ -430,7 +429,7 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
  * thousands of destinations after their announcement to the peers: when
  * a quarter or more of the last 4 x slots results computed overwrote
  * another destination's (a cold start of a large table), the slots
- * double, up to FARE_RESULT_SLOTS_MAX (6 MB). With 4096 slots, 227,709
+ * double, up to FARE_RESULT_SLOTS_MAX (6.3 MB). With 4096 slots, 227,709
  * results overwrote another destination's and 46,826 were used again
  * at a cold start of the ingress leaf of scripts/bench.sh spine
  * (175,000 prefixes): most were computed twice.
@@ -438,17 +437,41 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
 #define FARE_RESULT_SLOTS_MIN 4096 /* powers of 2 */
 #define FARE_RESULT_SLOTS_MAX 65536
 
+/* The slots' destinations (NULL: free) apart from their results: each
+ * selection looks its destination's slot up to drop its result, and a
+ * cold start of a large table does that about a million times; the keys
+ * alone (512 kB at the most) stay in the CPU's caches better than the
+ * results (5.8 MB).
+ */
+static const struct bgp_dest **fare_result_dests;
 static struct fare_result *fare_results;
 static uint32_t fare_result_slots;
 static uint32_t fare_result_misses, fare_result_evictions; /* this window */
 static struct fare_result fare_result_uncached;		   /* weights in fare_scratch */
 static struct fare_prefix fare_scratch;
 
-static struct fare_result *fare_result_slot(const struct bgp_dest *dest)
+/* A destination's slot: the high bits of its address times 2^64 / phi
+ * (Fibonacci hashing), which spreads the addresses of bgpd's
+ * destinations, all alike in their low bits, over the slots.
+ */
+static uint32_t fare_result_slot(const struct bgp_dest *dest)
 {
-	uintptr_t key = (uintptr_t)dest;
+	uint64_t h = (uint64_t)(uintptr_t)dest * 0x9E3779B97F4A7C15ULL;
 
-	return &fare_results[jhash(&key, sizeof(key), 0x46415245) & (fare_result_slots - 1)];
+	return (uint32_t)(h >> 32) & (fare_result_slots - 1);
+}
+
+static void fare_results_alloc(void)
+{
+	fare_result_dests = XCALLOC(MTYPE_FARE_RESULT_CACHE,
+				    fare_result_slots * sizeof(*fare_result_dests));
+	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, fare_result_slots * sizeof(*fare_results));
+}
+
+static void fare_results_free(void)
+{
+	XFREE(MTYPE_FARE_RESULT_CACHE, fare_result_dests);
+	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
 }
 
 /* A result to compute; evicted: it overwrites another destination's.
@@ -461,9 +484,9 @@ static bool fare_result_missed(bool evicted)
 	if (!evicted || ++fare_result_evictions < fare_result_slots ||
 	    fare_result_slots >= FARE_RESULT_SLOTS_MAX)
 		return false;
-	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
+	fare_results_free();
 	fare_result_slots *= 2;
-	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, fare_result_slots * sizeof(*fare_results));
+	fare_results_alloc();
 	fare_result_misses = fare_result_evictions = 0;
 	return true;
 }
@@ -471,13 +494,13 @@ static bool fare_result_missed(bool evicted)
 /* bgpd selected the destination's paths anew: its result is out of date */
 void fare_result_forget(const struct bgp_dest *dest)
 {
-	struct fare_result *res;
+	uint32_t slot;
 
-	if (!fare_results)
+	if (!fare_result_dests)
 		return;
-	res = fare_result_slot(dest);
-	if (res->dest == dest)
-		res->dest = NULL;
+	slot = fare_result_slot(dest);
+	if (fare_result_dests[slot] == dest)
+		fare_result_dests[slot] = NULL;
 }
 
 uint32_t fare_result_weight(const struct fare_result *res, size_t i)
@@ -494,23 +517,28 @@ struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *d
 {
 	struct fare_prefix *fp = &fare_scratch;
 	struct fare_result *res;
+	uint32_t slot;
 	size_t i;
 
 	if (!fare_results) {
 		fare_result_slots = FARE_RESULT_SLOTS_MIN;
-		fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE,
-				       fare_result_slots * sizeof(*fare_results));
+		fare_results_alloc();
 	}
-	res = fare_result_slot(dest);
-	if (res->dest == dest && res->best == best && res->generation == fare_generation_now())
+	slot = fare_result_slot(dest);
+	res = &fare_results[slot];
+	if (fare_result_dests[slot] == dest && res->best == best &&
+	    res->generation == fare_generation_now())
 		return res;
-	if (fare_result_missed(res->dest && res->dest != dest))
-		res = fare_result_slot(dest);
+	if (fare_result_missed(fare_result_dests[slot] && fare_result_dests[slot] != dest)) {
+		slot = fare_result_slot(dest);
+		res = &fare_results[slot];
+	}
 
 	fare_prefix_compute_internal(fi, dest, best, fp, true);
 	if (fp->n > FARE_RESULT_PATHS)
 		res = &fare_result_uncached;
-	res->dest = dest;
+	else
+		fare_result_dests[slot] = dest;
 	res->best = best;
 	res->generation = fare_generation_now();
 	res->n = fp->n;
@@ -670,5 +698,5 @@ int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest, struct bg
 
 void fare_eval_fini(void)
 {
-	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
+	fare_results_free();
 }

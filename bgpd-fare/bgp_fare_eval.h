@@ -56,7 +56,6 @@ enum fare_weight_source {
 #define FARE_RESULT_PATHS 16 /* more paths: computed each time */
 
 struct fare_result {
-	const struct bgp_dest *dest; /* NULL: free */
 	const struct bgp_path_info *best;
 	uint64_t generation;
 	double t_value;
