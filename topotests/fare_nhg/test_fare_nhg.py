@@ -71,7 +71,8 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    (zebra's IPv4 adds and updates from bgpd, `show zebra client`,
    unchanged; the counter notSentUnchanged one more); r2 then sends a MED
    instead (MOVERMED), zebra's metric of the route: sent, zebra's route
-   has metric 55; the route-map removed, the metric is as before.
+   has metric 55; the route-map removed, the metric is as before. The
+   same for MOVER6, an IPv6 prefix (zebra's IPv6 counts).
    r3 advertises it again: MOVER is back in the shared group.
    Then r3 advertises MOVER with another next hop (a second address of
    its own, route-map `set ip next-hop`): MOVER's next-hop set changes,
@@ -103,6 +104,7 @@ groups bgpd keeps in zebra, one per distinct weighted next-hop set.
    (RTA_NH_ID of the BGP routes): the same check with 2000 flows.
 """
 
+import ipaddress
 import json
 import os
 import re
@@ -127,6 +129,8 @@ N = int(os.environ.get("FARE_NHG_PREFIXES", "6"))
 PREFIXES = ["172.{}.{}.0/24".format(16 + i // 256, i % 256) for i in range(N)]
 PREFIXES6 = ["2001:db8:16:{:x}::/64".format(i) for i in range(N)]
 MOVER = PREFIXES[0]
+# as FRR writes it (2001:db8:16::/64), the key of its JSON shows
+MOVER6 = str(ipaddress.ip_network(PREFIXES6[0]))
 # the prefixes r3 gives a multihoming factor in step 5, of each family
 # (MOVER not among them)
 HALF = PREFIXES[N // 2:]
@@ -144,7 +148,9 @@ FABRIC = Fabric(
                   "ip prefix-list ISMOVER seq 5 permit {}".format(MOVER),
                   "route-map MOVERNH permit 10", " match ip address prefix-list ISMOVER",
                   " set ip next-hop {}".format(MOVER_NH), "exit",
-                  "route-map MOVERNH permit 20", "exit"] +
+                  "route-map MOVERNH permit 20", "exit",
+                  "ipv6 prefix-list NOMOVER6 seq 5 deny {}".format(MOVER6),
+                  "ipv6 prefix-list NOMOVER6 seq 10 permit any"] +
                  ["ip prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
                   for i, p in enumerate(HALF, 1)] +
                  ["ipv6 prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
@@ -161,7 +167,12 @@ FABRIC = Fabric(
                   "route-map MOVERCOMM permit 10", " match ip address prefix-list ISMOVER",
                   " set community 65002:7", "exit", "route-map MOVERCOMM permit 20", "exit",
                   "route-map MOVERMED permit 10", " match ip address prefix-list ISMOVER",
-                  " set metric 55", "exit", "route-map MOVERMED permit 20", "exit"],
+                  " set metric 55", "exit", "route-map MOVERMED permit 20", "exit",
+                  "ipv6 prefix-list ISMOVER6 seq 5 permit {}".format(MOVER6),
+                  "route-map MOVERCOMM6 permit 10", " match ipv6 address prefix-list ISMOVER6",
+                  " set community 65002:7", "exit", "route-map MOVERCOMM6 permit 20", "exit",
+                  "route-map MOVERMED6 permit 10", " match ipv6 address prefix-list ISMOVER6",
+                  " set metric 55", "exit", "route-map MOVERMED6 permit 20", "exit"],
            # zebra deletes a group no route uses after this (180 s by default)
            "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"],
            # a finite value from the origin (not max), so that r3's
@@ -546,6 +557,36 @@ def test_zebra_graceful_restart():
                      "r1's link to r2 at half after zebra's graceful restart", early=True)
 
 
+def _r3_withholds(r3, prefix, on):
+    "r3 advertises prefix to r1 (on: not; prefix-list NOMOVER or NOMOVER6 out)."
+    fam, nbr, plist = (("ipv6", "2001:db8:100:2::1", "NOMOVER6") if ":" in prefix else
+                       ("ipv4", "10.100.2.1", "NOMOVER"))
+    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family {} unicast\n"
+                 "{}neighbor {} prefix-list {} out\n".format(fam, "" if on else "no ", nbr, plist))
+
+
+def _single_path(r1, r3, prefix, gid):
+    """r3 withholds prefix: its one path via r2, which has no weight to
+    change: zebra's own next hop, as without the command, off the module's
+    group gid (nexthopGroupId 0). The kernel's nexthop id."""
+    fam = "ipv6" if ":" in prefix else "ipv4"
+    _r3_withholds(r3, prefix, True)
+    one = {"to-r2": 1}
+    assert wait_for(lambda: kernel_weights(r1, prefix, ipv6=fam == "ipv6"), one) == one
+    single = kernel_route(r1, prefix).get("nhid")
+    assert single != gid
+    j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, prefix))
+    assert j["prefixes"][prefix]["nexthopGroupId"] == 0, j
+    return single
+
+
+def _back_on_group(r1, r3, prefix, gid):
+    "r3 advertises prefix again: it is back on the module's group gid, with all N."
+    _r3_withholds(r3, prefix, False)
+    assert wait_for(lambda: kernel_route(r1, prefix).get("nhid"), gid) == gid
+    assert wait_for(lambda: module_groups(r1)[gid]["prefixes"], N) == N
+
+
 def test_prefix_moves_when_its_vector_changes():
     """MOVER loses its path via r3: a single path, off the module's groups;
     back: the shared one. Then its path via r3 gets another next hop: a
@@ -555,27 +596,15 @@ def test_prefix_moves_when_its_vector_changes():
     if "ipv4" not in STATE:
         pytest.skip("no shared groups")
     gid = STATE["ipv4"]
-    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
-                 "neighbor 10.100.2.1 prefix-list NOMOVER out\n")
-    assert wait_for(lambda: kernel_weights(r1, MOVER), {"to-r2": 1}) == {"to-r2": 1}
-    single = kernel_route(r1, MOVER).get("nhid")
-    assert single != gid
+    single = _single_path(r1, r3, MOVER, gid)
     # the others stay where they were, weights unchanged
     assert nhids(r1, PREFIXES[1:]) == {p: gid for p in PREFIXES[1:]}
     assert group_members(r1, gid) == {"to-r2": 1, "to-r3": 2}
-    # a single next hop has no weight to change: zebra's own next hop, as
-    # without the command, and no group of the module
     groups = module_groups(r1)
     assert groups[gid]["prefixes"] == N - 1
     assert single not in groups
-    j = vtysh_json(r1, "show bgp ipv4 fare {} json".format(MOVER))
-    assert j["prefixes"][MOVER]["nexthopGroupId"] == 0, j
-    _single_path_sent_on_change_only(tgen.gears["r2"], r1)
-
-    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family ipv4 unicast\n"
-                 "no neighbor 10.100.2.1 prefix-list NOMOVER out\n")
-    assert wait_for(lambda: kernel_route(r1, MOVER).get("nhid"), gid) == gid
-    assert wait_for(lambda: module_groups(r1)[gid]["prefixes"], N) == N
+    _single_path_sent_on_change_only(tgen.gears["r2"], r1, MOVER)
+    _back_on_group(r1, r3, MOVER, gid)
 
     # MOVER's path via r3 with another next hop (r3's second address):
     # the same weights, another next-hop set, a group of its own
@@ -606,9 +635,9 @@ def test_prefix_moves_when_its_vector_changes():
     r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
 
 
-def _zebra_v4_sends(router):
-    "The IPv4 route adds and updates zebra counted from bgpd (`show zebra client`)."
-    m = re.search(r"Client: bgp\b.*?\nIPv4\s+(\d+)\s+(\d+)",
+def _zebra_sends(router, fam):
+    "The routes of a family zebra counted added and updated by bgpd (`show zebra client`)."
+    m = re.search(r"Client: bgp\b.*?\n{}\s+(\d+)\s+(\d+)".format("IPv6" if fam == "ipv6" else "IPv4"),
                   router.vtysh_cmd("show zebra client"), re.S)
     return int(m.group(1)) + int(m.group(2))
 
@@ -617,50 +646,70 @@ def _not_sent_unchanged(router):
     return vtysh_json(router, "show bgp fare json")["counters"]["notSentUnchanged"]
 
 
-def _mover_path(r1):
-    "(community, MED) of r1's one path to MOVER"
-    paths = vtysh_json(r1, "show bgp ipv4 unicast {} json".format(MOVER)).get("paths", [])
+def _mover_path(r1, prefix):
+    "(community, MED) of r1's one path to prefix"
+    fam = "ipv6" if ":" in prefix else "ipv4"
+    paths = vtysh_json(r1, "show bgp {} unicast {} json".format(fam, prefix)).get("paths", [])
     if len(paths) != 1:
         return None
     return paths[0].get("community", {}).get("string"), paths[0].get("metric")
 
 
-def _zebra_metric(r1):
-    "zebra's metric of MOVER (bgpd sends the MED as the route's metric)"
-    return vtysh_json(r1, "show ip route {} json".format(MOVER))[MOVER][0]["metric"]
+def _zebra_metric(r1, prefix):
+    "zebra's metric of prefix (bgpd sends the MED as the route's metric)"
+    cmd = "show {} route {} json".format("ipv6" if ":" in prefix else "ip", prefix)
+    return vtysh_json(r1, cmd)[prefix][0]["metric"]
 
 
-def _r2_out(r2, route_map, on):
-    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family ipv4 unicast\n"
-                 "{}neighbor 10.100.1.1 route-map {} out\n".format("" if on else "no ", route_map))
+def _r2_out(r2, route_map, on, fam="ipv4"):
+    neighbor = "2001:db8:100:1::1" if fam == "ipv6" else "10.100.1.1"
+    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family {} unicast\n"
+                 "{}neighbor {} route-map {} out\n".format(fam, "" if on else "no ", neighbor,
+                                                           route_map))
 
 
-def _single_path_sent_on_change_only(r2, r1):
-    """MOVER on its single path via r2, off the groups: bgpd processes it
+def _single_path_sent_on_change_only(r2, r1, prefix):
+    """prefix on its single path via r2, off the groups: bgpd processes it
     again for an attribute zebra does not get (a community): the module
     finds zebra has the route as it is and nothing is sent (zebra counts
     no add or update from bgpd, the module counts one route not sent);
     a MED, which is zebra's metric of the route, is sent."""
-    community, med = _mover_path(r1)
-    metric = _zebra_metric(r1)
+    fam = "ipv6" if ":" in prefix else "ipv4"
+    suffix = "6" if fam == "ipv6" else ""
+    community, med = _mover_path(r1, prefix)
+    metric = _zebra_metric(r1, prefix)
     assert community is None and med != 55, (community, med)
-    sends, unchanged = _zebra_v4_sends(r1), _not_sent_unchanged(r1)
-    _r2_out(r2, "MOVERCOMM", True)
-    assert wait_for(lambda: _mover_path(r1), ("65002:7", med)) == ("65002:7", med)
+    sends, unchanged = _zebra_sends(r1, fam), _not_sent_unchanged(r1)
+    _r2_out(r2, "MOVERCOMM" + suffix, True, fam)
+    assert wait_for(lambda: _mover_path(r1, prefix), ("65002:7", med)) == ("65002:7", med)
     assert wait_for(lambda: _not_sent_unchanged(r1) - unchanged, 1, count=10) == 1
-    assert _zebra_v4_sends(r1) - sends == 0
-    assert kernel_weights(r1, MOVER) == {"to-r2": 1}
+    assert _zebra_sends(r1, fam) - sends == 0
+    assert kernel_weights(r1, prefix, ipv6=fam == "ipv6") == {"to-r2": 1}
 
     # (one route-map out per neighbor: MOVERMED takes MOVERCOMM's place)
-    _r2_out(r2, "MOVERMED", True)
-    assert wait_for(lambda: _mover_path(r1), (None, 55)) == (None, 55)
-    assert wait_for(lambda: _zebra_v4_sends(r1) - sends, 1, count=10) == 1
+    _r2_out(r2, "MOVERMED" + suffix, True, fam)
+    assert wait_for(lambda: _mover_path(r1, prefix), (None, 55)) == (None, 55)
+    assert wait_for(lambda: _zebra_sends(r1, fam) - sends, 1, count=10) == 1
     # zebra counts the message when it reads it, and updates its table after
-    assert wait_for(lambda: _zebra_metric(r1), 55, count=10) == 55
+    assert wait_for(lambda: _zebra_metric(r1, prefix), 55, count=10) == 55
     assert _not_sent_unchanged(r1) - unchanged == 1
-    _r2_out(r2, "MOVERMED", False)
-    assert wait_for(lambda: _mover_path(r1), (None, med)) == (None, med)
-    assert wait_for(lambda: _zebra_metric(r1), metric, count=10) == metric
+    _r2_out(r2, "MOVERMED" + suffix, False, fam)
+    assert wait_for(lambda: _mover_path(r1, prefix), (None, med)) == (None, med)
+    assert wait_for(lambda: _zebra_metric(r1, prefix), metric, count=10) == metric
+
+
+def test_single_ipv6_path_sent_on_change_only():
+    """The same for an IPv6 prefix: MOVER6 loses its path via r3, a
+    single path off the groups; a community from r2 is not sent to zebra,
+    a MED is; back on the shared IPv6 group."""
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    if "ipv6" not in STATE:
+        pytest.skip("no shared groups")
+    gid = STATE["ipv6"]
+    _single_path(r1, r3, MOVER6, gid)
+    _single_path_sent_on_change_only(tgen.gears["r2"], r1, MOVER6)
+    _back_on_group(r1, r3, MOVER6, gid)
 
 
 def _tag_halves(r3, on):
