@@ -101,21 +101,30 @@ def bgp_zebra_client(router):
 
 
 def wait_json(router, cmd, expected, count=60, wait=1):
-    """Poll `cmd` until its JSON contains `expected` (topotest.json_cmp)."""
-    test_func = lambda: topotest.json_cmp(vtysh_json(router, cmd), expected)
-    _, result = topotest.run_and_expect(test_func, None, count=count, wait=wait)
-    return result
+    """Poll `cmd` until its JSON contains `expected` (topotest.json_cmp):
+    None, else the last difference."""
+    return wait_for(lambda: topotest.json_cmp(vtysh_json(router, cmd), expected), None,
+                    count=count, wait=wait)
 
 
 def wait_for(func, expected, count=60, wait=1):
-    """Poll func() until it returns expected; return the last value."""
-    value = None
-    for _ in range(count):
+    """Poll func() until it returns expected; return the last value.
+    Gives up once it has called func() `count` times and `count` x `wait`
+    seconds have passed. The pauses start at a tenth of a second and
+    double up to `wait`: a value that comes a moment after the first
+    call is seen a moment later, not a whole `wait` later."""
+    deadline = time.monotonic() + count * wait
+    pause = min(0.1, wait)
+    calls = 0
+    while True:
         value = func()
+        calls += 1
         if value == expected:
             return value
-        time.sleep(wait)
-    return value
+        if calls >= count and time.monotonic() >= deadline:
+            return value
+        time.sleep(pause)
+        pause = min(2 * pause, wait)
 
 
 def kernel_weights(router, prefix, ipv6=False, key="dev"):
