@@ -8,13 +8,14 @@ in the background over a change.
 """
 
 import json
+import re
 import time
 
 import pytest
 
 # pylint: disable=C0413
 from lib.topogen import get_topogen
-from fare.common import frr_release, start_fabric, vtysh_json
+from fare.common import frr_release, kernel_weights, start_fabric, vtysh_json, wait_for
 
 
 def kernel_route(router, prefix):
@@ -96,3 +97,78 @@ def start_nhg_fabric(mod, fabric):
         pytest.skip("FRR {}.{}: the series has no shared nexthop groups (patch 0021)".format(
             *frr_release(tgen)), allow_module_level=True)
     return tgen
+
+
+def zebra_sends(router, fam):
+    "The routes of a family zebra counted added and updated by bgpd (`show zebra client`)."
+    m = re.search(r"Client: bgp\b.*?\n{}\s+(\d+)\s+(\d+)".format("IPv6" if fam == "ipv6" else "IPv4"),
+                  router.vtysh_cmd("show zebra client"), re.S)
+    return int(m.group(1)) + int(m.group(2))
+
+
+def not_sent_unchanged(router):
+    "The routes the module did not send zebra again: zebra had them as they were."
+    return vtysh_json(router, "show bgp fare json")["counters"]["notSentUnchanged"]
+
+
+def _family(prefix):
+    return "ipv6" if ":" in prefix else "ipv4"
+
+
+def _one_path(router, prefix):
+    "(community, MED) of router's one path to prefix; None: not one path"
+    cmd = "show bgp {} unicast {} json".format(_family(prefix), prefix)
+    paths = vtysh_json(router, cmd).get("paths", [])
+    if len(paths) != 1:
+        return None
+    return paths[0].get("community", {}).get("string"), paths[0].get("metric")
+
+
+def _zebra_metric(router, prefix):
+    "zebra's metric of prefix (bgpd sends the MED as the route's metric)"
+    cmd = "show {} route {} json".format("ipv6" if _family(prefix) == "ipv6" else "ip", prefix)
+    return vtysh_json(router, cmd)[prefix][0]["metric"]
+
+
+def single_path_sent_on_change_only(r1, sender, prefix, route_map_out, community, ifname):
+    """r1's prefix on its single path from sender, off the module's groups
+    (over ifname): bgpd processes it again for an attribute zebra does not
+    get (a community): the module finds zebra has the route as it is and
+    nothing is sent (zebra counts no add or update of the family from
+    bgpd, the module counts one route not sent); a MED of 55, which is
+    zebra's metric of the route, is sent. route_map_out(name, on) puts the
+    sender's route-map out towards r1 (a community: COMM; MED 55: MED) or
+    takes it away; prefix is written as FRR writes it (the key of its
+    JSON shows)."""
+    fam = _family(prefix)
+    community0, med = _one_path(r1, prefix)
+    metric = _zebra_metric(r1, prefix)
+    assert community0 is None and med != 55, (prefix, community0, med)
+    sends, unchanged = zebra_sends(r1, fam), not_sent_unchanged(r1)
+    route_map_out("COMM", True)
+    exp = (community, med)
+    got = wait_for(lambda: _one_path(r1, prefix), exp)
+    assert got == exp, (prefix, sender.name, got)
+    got = wait_for(lambda: not_sent_unchanged(r1) - unchanged, 1, count=10)
+    assert got == 1, (prefix, "routes not sent again", got)
+    got = zebra_sends(r1, fam) - sends
+    assert got == 0, (prefix, "zebra's adds and updates from bgpd", got)
+    got = kernel_weights(r1, prefix, ipv6=fam == "ipv6")
+    assert got == {ifname: 1}, (prefix, got)
+
+    # (one route-map out per neighbor: MED takes COMM's place)
+    route_map_out("MED", True)
+    got = wait_for(lambda: _one_path(r1, prefix), (None, 55))
+    assert got == (None, 55), (prefix, got)
+    got = wait_for(lambda: zebra_sends(r1, fam) - sends, 1, count=10)
+    assert got == 1, (prefix, "zebra's adds and updates from bgpd", got)
+    # zebra counts the message when it reads it, and updates its table after
+    got = wait_for(lambda: _zebra_metric(r1, prefix), 55, count=10)
+    assert got == 55, (prefix, "zebra's metric", got)
+    got = not_sent_unchanged(r1) - unchanged
+    assert got == 1, (prefix, "routes not sent again", got)
+    route_map_out("MED", False)
+    got = wait_for(lambda: _one_path(r1, prefix), (None, med))
+    assert got == (None, med), (prefix, got)
+    got = wait_for(lambda: _zebra_metric(r1, prefix), metric, count=10)
+    assert got == metric, (prefix, "zebra's metric", got)

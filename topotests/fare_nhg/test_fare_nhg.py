@@ -118,7 +118,7 @@ from fare.common import (bgp_zebra_client, kernel_weights, tgen_or_skip,
                          tx_packets, vtysh_json, wait_for)
 from fare.fabric import Fabric
 from fare.nhg import (group_members, kernel_route, module_groups, monitor_lines, monitor_start, monitor_stop,
-                      nhids, route_events, shared, start_nhg_fabric)
+                      nhids, route_events, shared, single_path_sent_on_change_only, start_nhg_fabric)
 from fare.metrics_check import check_format, scrape
 
 pytestmark = [pytest.mark.bgpd]
@@ -635,67 +635,22 @@ def test_prefix_moves_when_its_vector_changes():
     r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
 
 
-def _zebra_sends(router, fam):
-    "The routes of a family zebra counted added and updated by bgpd (`show zebra client`)."
-    m = re.search(r"Client: bgp\b.*?\n{}\s+(\d+)\s+(\d+)".format("IPv6" if fam == "ipv6" else "IPv4"),
-                  router.vtysh_cmd("show zebra client"), re.S)
-    return int(m.group(1)) + int(m.group(2))
+def _r2_out(r2, prefix):
+    """route_map_out of single_path_sent_on_change_only(): r2's route-map
+    out towards r1 for prefix's family (MOVERCOMM, MOVERMED, MOVERCOMM6,
+    MOVERMED6)."""
+    fam, nbr, suffix = (("ipv6", "2001:db8:100:1::1", "6") if ":" in prefix else
+                        ("ipv4", "10.100.1.1", ""))
 
-
-def _not_sent_unchanged(router):
-    return vtysh_json(router, "show bgp fare json")["counters"]["notSentUnchanged"]
-
-
-def _mover_path(r1, prefix):
-    "(community, MED) of r1's one path to prefix"
-    fam = "ipv6" if ":" in prefix else "ipv4"
-    paths = vtysh_json(r1, "show bgp {} unicast {} json".format(fam, prefix)).get("paths", [])
-    if len(paths) != 1:
-        return None
-    return paths[0].get("community", {}).get("string"), paths[0].get("metric")
-
-
-def _zebra_metric(r1, prefix):
-    "zebra's metric of prefix (bgpd sends the MED as the route's metric)"
-    cmd = "show {} route {} json".format("ipv6" if ":" in prefix else "ip", prefix)
-    return vtysh_json(r1, cmd)[prefix][0]["metric"]
-
-
-def _r2_out(r2, route_map, on, fam="ipv4"):
-    neighbor = "2001:db8:100:1::1" if fam == "ipv6" else "10.100.1.1"
-    r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family {} unicast\n"
-                 "{}neighbor {} route-map {} out\n".format(fam, "" if on else "no ", neighbor,
-                                                           route_map))
+    def route_map_out(name, on):
+        r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family {} unicast\n"
+                     "{}neighbor {} route-map MOVER{}{} out\n".format(
+                         fam, "" if on else "no ", nbr, name, suffix))
+    return route_map_out
 
 
 def _single_path_sent_on_change_only(r2, r1, prefix):
-    """prefix on its single path via r2, off the groups: bgpd processes it
-    again for an attribute zebra does not get (a community): the module
-    finds zebra has the route as it is and nothing is sent (zebra counts
-    no add or update from bgpd, the module counts one route not sent);
-    a MED, which is zebra's metric of the route, is sent."""
-    fam = "ipv6" if ":" in prefix else "ipv4"
-    suffix = "6" if fam == "ipv6" else ""
-    community, med = _mover_path(r1, prefix)
-    metric = _zebra_metric(r1, prefix)
-    assert community is None and med != 55, (community, med)
-    sends, unchanged = _zebra_sends(r1, fam), _not_sent_unchanged(r1)
-    _r2_out(r2, "MOVERCOMM" + suffix, True, fam)
-    assert wait_for(lambda: _mover_path(r1, prefix), ("65002:7", med)) == ("65002:7", med)
-    assert wait_for(lambda: _not_sent_unchanged(r1) - unchanged, 1, count=10) == 1
-    assert _zebra_sends(r1, fam) - sends == 0
-    assert kernel_weights(r1, prefix, ipv6=fam == "ipv6") == {"to-r2": 1}
-
-    # (one route-map out per neighbor: MOVERMED takes MOVERCOMM's place)
-    _r2_out(r2, "MOVERMED" + suffix, True, fam)
-    assert wait_for(lambda: _mover_path(r1, prefix), (None, 55)) == (None, 55)
-    assert wait_for(lambda: _zebra_sends(r1, fam) - sends, 1, count=10) == 1
-    # zebra counts the message when it reads it, and updates its table after
-    assert wait_for(lambda: _zebra_metric(r1, prefix), 55, count=10) == 55
-    assert _not_sent_unchanged(r1) - unchanged == 1
-    _r2_out(r2, "MOVERMED" + suffix, False, fam)
-    assert wait_for(lambda: _mover_path(r1, prefix), (None, med)) == (None, med)
-    assert wait_for(lambda: _zebra_metric(r1, prefix), metric, count=10) == metric
+    single_path_sent_on_change_only(r1, r2, prefix, _r2_out(r2, prefix), "65002:7", "to-r2")
 
 
 def test_single_ipv6_path_sent_on_change_only():

@@ -35,12 +35,22 @@ hops (RFC 5549). Link bandwidths are zebra's interface `bandwidth`
    unchanged), one route event per prefix of the halves. The factor
    removed: the halves back on the shared group, their interim group
    deleted.
+4. r3 withholds one prefix of each family (prefix-lists NOSINGLE and
+   NOSINGLE6 out): each has a single path, via r2's link-local gateway,
+   off the module's groups. r2 adds a community to it (route-maps
+   SINGLECOMM and SINGLECOMM6 out): zebra does not get communities, so
+   nothing is sent to zebra (its counts of the family's adds and updates
+   from bgpd unchanged, the module's notSentUnchanged one more); r2 sends
+   a MED instead (SINGLEMED, SINGLEMED6), zebra's metric of the route:
+   sent. Back on the shared group after. fare_nhg does the same with
+   numbered sessions and 2-octet AS numbers.
 
 VRFs: this machine's kernel has no VRF devices; FRR's VRFs are network
 namespaces there, where zebra installs routes without kernel nexthop
 objects. fare_vrf_netns covers the module's groups in such a VRF.
 """
 
+import ipaddress
 import re
 import sys
 import pytest
@@ -49,8 +59,9 @@ import pytest
 from lib.topogen import get_topogen
 from fare.common import kernel_weights, tgen_or_skip, vtysh_json, wait_for
 from fare.fabric import Fabric
-from fare.nhg import (group_members, module_groups, monitor_lines, monitor_start, monitor_stop, nhids,
-                      route_events, shared, start_nhg_fabric)
+from fare.nhg import (group_members, kernel_route, module_groups, monitor_lines, monitor_start,
+                      monitor_stop, nhids, route_events, shared, single_path_sent_on_change_only,
+                      start_nhg_fabric)
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -61,6 +72,9 @@ HALF = PREFIXES[N // 2:]
 HALF6 = PREFIXES6[N // 2:]
 ALL = PREFIXES + PREFIXES6
 HALVES = HALF + HALF6
+# step 4's prefixes, one of each family, as FRR writes them (the keys of
+# its JSON shows)
+SINGLES = [str(ipaddress.ip_network(p)) for p in (PREFIXES[0], PREFIXES6[0])]
 ASN = {"r1": 4200000001, "r2": 4200000002, "r3": 4200000003, "r4": 4200000004}
 TAG = "4200000003:0:50"
 FABRIC = Fabric(
@@ -76,7 +90,21 @@ FABRIC = Fabric(
                  ["route-map FARETAG permit 10", " match ip address prefix-list FAREHALF",
                   " set large-community " + TAG, "exit", "route-map FARETAG permit 20", "exit",
                   "route-map FARETAG6 permit 10", " match ipv6 address prefix-list FAREHALF",
-                  " set large-community " + TAG, "exit", "route-map FARETAG6 permit 20", "exit"],
+                  " set large-community " + TAG, "exit", "route-map FARETAG6 permit 20", "exit",
+                  "ip prefix-list NOSINGLE seq 5 deny {}".format(SINGLES[0]),
+                  "ip prefix-list NOSINGLE seq 10 permit any",
+                  "ipv6 prefix-list NOSINGLE6 seq 5 deny {}".format(SINGLES[1]),
+                  "ipv6 prefix-list NOSINGLE6 seq 10 permit any"],
+           # step 4: a community (zebra does not get it) or a MED (zebra's
+           # metric) of r2's own on the single paths
+           "r2": ["!", "ip prefix-list SINGLE seq 5 permit {}".format(SINGLES[0]),
+                  "ipv6 prefix-list SINGLE6 seq 5 permit {}".format(SINGLES[1])] +
+                 [line for sfx, ip in (("", "ip"), ("6", "ipv6"))
+                  for name, action in (("COMM", "community 65002:7"), ("MED", "metric 55"))
+                  for line in ("route-map SINGLE{}{} permit 10".format(name, sfx),
+                               " match {} address prefix-list SINGLE{}".format(ip, sfx),
+                               " set " + action, "exit",
+                               "route-map SINGLE{}{} permit 20".format(name, sfx), "exit")],
            # zebra deletes a group no route uses after this (180 s by default)
            "r1": ["!", "zebra nexthop-group keep 1", "debug bgp fare"],
            # a finite value from the origin, which r3's factor divides
@@ -233,6 +261,48 @@ def test_remote_change_of_some_prefixes():
     assert group_members(r1, gid) == same
     assert wait_for(lambda: r1.run("ip -j nexthop show id {} 2>/dev/null".format(moved)).strip(),
                     "") == ""
+
+
+def _withhold(r3, prefix, on):
+    "r3 advertises prefix to r1 (on: not; prefix-list NOSINGLE or NOSINGLE6 out)."
+    fam, plist = ("ipv6", "NOSINGLE6") if _v6(prefix) else ("ipv4", "NOSINGLE")
+    r3.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family {} unicast\n"
+                 "{}neighbor to-r1 prefix-list {} out\n".format(ASN["r3"], fam, "" if on else "no ",
+                                                               plist))
+
+
+def _r2_out(r2, prefix):
+    "route_map_out of single_path_sent_on_change_only(): r2's SINGLE* route-maps."
+    fam, suffix = ("ipv6", "6") if _v6(prefix) else ("ipv4", "")
+
+    def route_map_out(name, on):
+        r2.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family {} unicast\n"
+                     "{}neighbor to-r1 route-map SINGLE{}{} out\n".format(
+                         ASN["r2"], fam, "" if on else "no ", name, suffix))
+    return route_map_out
+
+
+@pytest.mark.parametrize("prefix", SINGLES)
+def test_single_path_sent_on_change_only(prefix):
+    """prefix on its one path via r2 (r3 withholds it), over r2's
+    link-local gateway (RFC 5549 for IPv4), off the module's groups: a
+    community from r2 is not sent to zebra, a MED is; back on the shared
+    group."""
+    tgen, gid = _gid()
+    r1, r2, r3 = tgen.gears["r1"], tgen.gears["r2"], tgen.gears["r3"]
+    fam = "ipv6" if _v6(prefix) else "ipv4"
+    _withhold(r3, prefix, True)
+    one = {"to-r2": 1}
+    assert wait_for(lambda: kernel_weights(r1, prefix, ipv6=_v6(prefix)), one) == one
+    assert kernel_route(r1, prefix).get("nhid") != gid
+    gateway = list(kernel_weights(r1, prefix, ipv6=_v6(prefix), key="gateway"))
+    assert len(gateway) == 1 and gateway[0].startswith("fe80:"), gateway
+    j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, prefix))
+    assert j["prefixes"][prefix]["nexthopGroupId"] == 0, j
+    single_path_sent_on_change_only(r1, r2, prefix, _r2_out(r2, prefix), "65002:7", "to-r2")
+    _withhold(r3, prefix, False)
+    assert wait_for(lambda: shared(r1, ALL), gid) == gid
+    assert wait_for(lambda: module_groups(r1)[gid]["prefixes"], 2 * N) == 2 * N
 
 
 if __name__ == "__main__":
