@@ -130,22 +130,36 @@ def _zebra_metric(router, prefix):
     return vtysh_json(router, cmd)[prefix][0]["metric"]
 
 
-def single_path_sent_on_change_only(r1, sender, prefix, route_map_out, community, ifname):
-    """r1's prefix on its single path from sender, off the module's groups
-    (over ifname): bgpd processes it again for an attribute zebra does not
-    get (a community): the module finds zebra has the route as it is and
-    nothing is sent (zebra counts no add or update of the family from
-    bgpd, the module counts one route not sent); a MED of 55, which is
-    zebra's metric of the route, is sent. route_map_out(name, on) puts the
-    sender's route-map out towards r1 (a community: COMM; MED 55: MED) or
-    takes it away; prefix is written as FRR writes it (the key of its
-    JSON shows)."""
+def neighbor_out(router, asn, neighbor, prefix, what, on):
+    """`[no] neighbor NEIGHBOR WHAT out` (WHAT: a route-map or a
+    prefix-list) in router's `router bgp ASN`, prefix's address family."""
+    router.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family {} unicast\n"
+                     "{}neighbor {} {} out\n".format(asn, _family(prefix), "" if on else "no ",
+                                                     neighbor, what))
+
+
+def single_path_sent_on_change_only(r1, sender, asn, neighbor, prefix, route_maps, community,
+                                    ifname):
+    """r1's prefix on its single path from sender (`router bgp ASN`, its
+    session to r1 `neighbor`), off the module's groups (over ifname): bgpd
+    processes it again for an attribute zebra does not get (a community):
+    the module finds zebra has the route as it is and nothing is sent
+    (zebra counts no add or update of the family from bgpd, the module
+    counts one route not sent); a MED of 55, which is zebra's metric of
+    the route, is sent. route_maps: the sender's route-maps for prefix
+    that set the community and the MED of 55; prefix is written as FRR
+    writes it (the key of its JSON shows)."""
+    comm_map, med_map = route_maps
+
+    def route_map_out(name, on):
+        neighbor_out(sender, asn, neighbor, prefix, "route-map " + name, on)
+
     fam = _family(prefix)
     community0, med = _one_path(r1, prefix)
     metric = _zebra_metric(r1, prefix)
     assert community0 is None and med != 55, (prefix, community0, med)
     sends, unchanged = zebra_sends(r1, fam), not_sent_unchanged(r1)
-    route_map_out("COMM", True)
+    route_map_out(comm_map, True)
     exp = (community, med)
     got = wait_for(lambda: _one_path(r1, prefix), exp)
     assert got == exp, (prefix, sender.name, got)
@@ -156,8 +170,8 @@ def single_path_sent_on_change_only(r1, sender, prefix, route_map_out, community
     got = kernel_weights(r1, prefix, ipv6=fam == "ipv6")
     assert got == {ifname: 1}, (prefix, got)
 
-    # (one route-map out per neighbor: MED takes COMM's place)
-    route_map_out("MED", True)
+    # (one route-map out per neighbor: the MED's takes the community's place)
+    route_map_out(med_map, True)
     got = wait_for(lambda: _one_path(r1, prefix), (None, 55))
     assert got == (None, 55), (prefix, got)
     got = wait_for(lambda: zebra_sends(r1, fam) - sends, 1, count=10)
@@ -167,7 +181,7 @@ def single_path_sent_on_change_only(r1, sender, prefix, route_map_out, community
     assert got == 55, (prefix, "zebra's metric", got)
     got = not_sent_unchanged(r1) - unchanged
     assert got == 1, (prefix, "routes not sent again", got)
-    route_map_out("MED", False)
+    route_map_out(med_map, False)
     got = wait_for(lambda: _one_path(r1, prefix), (None, med))
     assert got == (None, med), (prefix, got)
     got = wait_for(lambda: _zebra_metric(r1, prefix), metric, count=10)

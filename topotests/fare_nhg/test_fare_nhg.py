@@ -118,7 +118,8 @@ from fare.common import (bgp_zebra_client, kernel_weights, tgen_or_skip,
                          tx_packets, vtysh_json, wait_for)
 from fare.fabric import Fabric
 from fare.nhg import (group_members, kernel_route, module_groups, monitor_lines, monitor_start, monitor_stop,
-                      nhids, route_events, shared, single_path_sent_on_change_only, start_nhg_fabric)
+                      neighbor_out, nhids, route_events, shared, single_path_sent_on_change_only,
+                      start_nhg_fabric)
 from fare.metrics_check import check_format, scrape
 
 pytestmark = [pytest.mark.bgpd]
@@ -559,10 +560,9 @@ def test_zebra_graceful_restart():
 
 def _r3_withholds(r3, prefix, on):
     "r3 advertises prefix to r1 (on: not; prefix-list NOMOVER or NOMOVER6 out)."
-    fam, nbr, plist = (("ipv6", "2001:db8:100:2::1", "NOMOVER6") if ":" in prefix else
-                       ("ipv4", "10.100.2.1", "NOMOVER"))
-    r3.vtysh_cmd("configure terminal\nrouter bgp 65003\naddress-family {} unicast\n"
-                 "{}neighbor {} prefix-list {} out\n".format(fam, "" if on else "no ", nbr, plist))
+    v6 = ":" in prefix
+    neighbor_out(r3, 65003, "2001:db8:100:2::1" if v6 else "10.100.2.1", prefix,
+                 "prefix-list NOMOVER" + ("6" if v6 else ""), on)
 
 
 def _single_path(r1, r3, prefix, gid):
@@ -635,22 +635,13 @@ def test_prefix_moves_when_its_vector_changes():
     r3.run("ip address del {}/24 dev to-r1".format(MOVER_NH))
 
 
-def _r2_out(r2, prefix):
-    """route_map_out of single_path_sent_on_change_only(): r2's route-map
-    out towards r1 for prefix's family (MOVERCOMM, MOVERMED, MOVERCOMM6,
-    MOVERMED6)."""
-    fam, nbr, suffix = (("ipv6", "2001:db8:100:1::1", "6") if ":" in prefix else
-                        ("ipv4", "10.100.1.1", ""))
-
-    def route_map_out(name, on):
-        r2.vtysh_cmd("configure terminal\nrouter bgp 65002\naddress-family {} unicast\n"
-                     "{}neighbor {} route-map MOVER{}{} out\n".format(
-                         fam, "" if on else "no ", nbr, name, suffix))
-    return route_map_out
-
-
 def _single_path_sent_on_change_only(r2, r1, prefix):
-    single_path_sent_on_change_only(r1, r2, prefix, _r2_out(r2, prefix), "65002:7", "to-r2")
+    "single_path_sent_on_change_only() from r2: route-maps MOVERCOMM(6), MOVERMED(6)."
+    v6 = ":" in prefix
+    sfx = "6" if v6 else ""
+    single_path_sent_on_change_only(r1, r2, 65002, "2001:db8:100:1::1" if v6 else "10.100.1.1",
+                                    prefix, ("MOVERCOMM" + sfx, "MOVERMED" + sfx), "65002:7",
+                                    "to-r2")
 
 
 def test_single_ipv6_path_sent_on_change_only():

@@ -60,8 +60,8 @@ from lib.topogen import get_topogen
 from fare.common import kernel_weights, tgen_or_skip, vtysh_json, wait_for
 from fare.fabric import Fabric
 from fare.nhg import (group_members, kernel_route, module_groups, monitor_lines, monitor_start,
-                      monitor_stop, nhids, route_events, shared, single_path_sent_on_change_only,
-                      start_nhg_fabric)
+                      monitor_stop, neighbor_out, nhids, route_events, shared,
+                      single_path_sent_on_change_only, start_nhg_fabric)
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -263,25 +263,6 @@ def test_remote_change_of_some_prefixes():
                     "") == ""
 
 
-def _withhold(r3, prefix, on):
-    "r3 advertises prefix to r1 (on: not; prefix-list NOSINGLE or NOSINGLE6 out)."
-    fam, plist = ("ipv6", "NOSINGLE6") if _v6(prefix) else ("ipv4", "NOSINGLE")
-    r3.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family {} unicast\n"
-                 "{}neighbor to-r1 prefix-list {} out\n".format(ASN["r3"], fam, "" if on else "no ",
-                                                               plist))
-
-
-def _r2_out(r2, prefix):
-    "route_map_out of single_path_sent_on_change_only(): r2's SINGLE* route-maps."
-    fam, suffix = ("ipv6", "6") if _v6(prefix) else ("ipv4", "")
-
-    def route_map_out(name, on):
-        r2.vtysh_cmd("configure terminal\nrouter bgp {}\naddress-family {} unicast\n"
-                     "{}neighbor to-r1 route-map SINGLE{}{} out\n".format(
-                         ASN["r2"], fam, "" if on else "no ", name, suffix))
-    return route_map_out
-
-
 @pytest.mark.parametrize("prefix", SINGLES)
 def test_single_path_sent_on_change_only(prefix):
     """prefix on its one path via r2 (r3 withholds it), over r2's
@@ -291,7 +272,8 @@ def test_single_path_sent_on_change_only(prefix):
     tgen, gid = _gid()
     r1, r2, r3 = tgen.gears["r1"], tgen.gears["r2"], tgen.gears["r3"]
     fam = "ipv6" if _v6(prefix) else "ipv4"
-    _withhold(r3, prefix, True)
+    nosingle = "prefix-list NOSINGLE" + ("6" if _v6(prefix) else "")
+    neighbor_out(r3, ASN["r3"], "to-r1", prefix, nosingle, True)
     one = {"to-r2": 1}
     assert wait_for(lambda: kernel_weights(r1, prefix, ipv6=_v6(prefix)), one) == one
     assert kernel_route(r1, prefix).get("nhid") != gid
@@ -299,8 +281,10 @@ def test_single_path_sent_on_change_only(prefix):
     assert len(gateway) == 1 and gateway[0].startswith("fe80:"), gateway
     j = vtysh_json(r1, "show bgp {} fare {} json".format(fam, prefix))
     assert j["prefixes"][prefix]["nexthopGroupId"] == 0, j
-    single_path_sent_on_change_only(r1, r2, prefix, _r2_out(r2, prefix), "65002:7", "to-r2")
-    _withhold(r3, prefix, False)
+    sfx = "6" if _v6(prefix) else ""
+    single_path_sent_on_change_only(r1, r2, ASN["r2"], "to-r1", prefix,
+                                    ("SINGLECOMM" + sfx, "SINGLEMED" + sfx), "65002:7", "to-r2")
+    neighbor_out(r3, ASN["r3"], "to-r1", prefix, nosingle, False)
     assert wait_for(lambda: shared(r1, ALL), gid) == gid
     assert wait_for(lambda: module_groups(r1)[gid]["prefixes"], 2 * N) == 2 * N
 
