@@ -301,7 +301,8 @@ static void show_text(struct dp_buf *b, const struct dp_config *cfg)
 				dp_buf_printf(b, "  route: nexthop group %u", d->group);
 			else
 				dp_buf_printf(b, "  route: no nexthop group");
-			dp_buf_printf(b, ", %zu slot(s)%s\n", d->nslots,
+			dp_buf_printf(b, ", %zu slot(s) %s%s\n", d->nslots,
+				      d->fill ? "from the live counts" : "of the weights' cycle",
 				      d->dirty ? " (programming failed, retrying)" : "");
 		}
 		dp_buf_printf(b, "  %-3s %-12s %-26s %6s %-11s %-9s %5s %5s\n", "k", "device",
@@ -378,10 +379,12 @@ static void show_json(struct dp_buf *b, const struct dp_config *cfg)
 		dp_buf_printf(b,
 			      ",\"index\":%u,\"mode\":\"%s\",\"udp_port\":%u,\"idle\":%u,"
 			      "\"recover\":\"%s\",\"route\":%s,\"group\":%u,\"slots\":%zu,"
-			      "\"programmed\":%s,\"rebalance_pending\":%s,\"members\":[",
+			      "\"slots_from\":\"%s\",\"programmed\":%s,\"rebalance_pending\":%s,"
+			      "\"members\":[",
 			      d->idx, mode_str(d->mode), d->udp_port, d->idle,
 			      recover_str(d->recover), d->route.present ? "true" : "false",
-			      d->group, d->nslots, d->programmed && !d->dirty ? "true" : "false",
+			      d->group, d->nslots, d->fill ? "live-counts" : "weights",
+			      d->programmed && !d->dirty ? "true" : "false",
 			      d->pend ? "true" : "false");
 		for (unsigned k = 0; k < FARE_DP_MEMBERS_MAX; k++) {
 			const struct dp_member *m = &d->members[k];

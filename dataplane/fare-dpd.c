@@ -619,28 +619,32 @@ static void reconcile_all(struct dpd *dpd, const struct dp_stamp *rx)
 
 /*
  * A per-flow destination without live flows: the next burst starts at
- * slot 0. With live flows off their quota once a cycle of the map is
- * used: the next one from the live counts (fare_dp_fill).
+ * slot 0 of the weights' cycle, also when the map is still a cycle from
+ * live counts that have all expired since (none of it used: the counts
+ * it was made for are gone). With live flows off their quota once a
+ * cycle of the map is used: the weights' cycle again.
  */
 static void dest_idle(struct dpd *dpd, struct dp_dest *d)
 {
 	dest_gc(dpd, d);
-	if (d->fill && d->programmed && d->placed_cycle >= d->nslots) {
-		dest_slots(d, false);
-		if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
-			dp_dbg("%s: the cycle from the live counts used: the weights' cycle",
-			       d->name);
-			d->placed_cycle = 0;
-		}
+	const char *why;
+
+	if (!d->programmed)
 		return;
-	}
-	if (dest_has_flows(d) || !d->placed_cycle || !d->programmed)
+	if (d->fill && d->placed_cycle >= d->nslots)
+		why = "the cycle from the live counts used: the weights' cycle";
+	else if (!dest_has_flows(d) && (d->placed_cycle || d->fill))
+		why = "no live flow: numgen cycle reset to the weights' cycle";
+	else
 		return;
 	dest_slots(d, false);
-	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) == 0) {
-		dp_dbg("%s: no live flow: numgen cycle reset", d->name);
-		d->placed_cycle = 0;
+	/* a failed write leaves the old map: the retry timer programs it all again */
+	if (dp_nft_dest(dpd->nft, &dpd->cfg, d) < 0) {
+		d->dirty = true;
+		return;
 	}
+	dp_dbg("%s: %s", d->name, why);
+	d->placed_cycle = 0;
 }
 
 /* ---- control socket ---- */

@@ -108,6 +108,7 @@ OTHER_PORT = 4792  # same destination and group, not handled by the agent: the k
 FLOWS = 64
 FLOW_PORT = 20000  # the QPs' source ports: 20000..20063
 BURST_PORT = 24000
+FILL_PORT = 22000  # test_live_counts_map_dropped: 4 + 4 flows, then a burst at FILL_PORT + 100
 PACKETS = 100000
 SPRAY_PORT = 30000
 MARK_BASE = 0x4641000
@@ -544,13 +545,13 @@ def wait_live(tgen, base, n=FLOWS):
     return live_flows(tgen, base, n)
 
 
-def check_exact(tgen, base, title):
-    """The live flows base.. (FLOWS) per member: conntrack == agent's live ==
+def check_exact(tgen, base, title, n=FLOWS):
+    """The live flows base.. (n) per member: conntrack == agent's live ==
     quota of the kernel's weights; each flow's packets leave by its mark's
     member. Returns {device: flows}."""
-    marks = wait_live(tgen, base)
+    marks = wait_live(tgen, base, n)
     d = dest_of(show(tgen), FLOW_DST + "/32")
-    exp, kw = expected_quota(tgen, d, FLOWS)
+    exp, kw = expected_quota(tgen, d, n)
     got = per_device(marks, d)
     agent = {m["device"]: m["live"] for m in in_group(d)}
     agent_quota = {m["device"]: m["quota"] for m in in_group(d)}
@@ -868,15 +869,85 @@ def test_idle_expiry():
         stop_flows(tgen, "burst")
 
 
+def agent_live(tgen):
+    """{device: live flows} of the agent's members in 10.0.2.1's group."""
+    return {m["device"]: m["live"] for m in in_group(dest_of(show(tgen), FLOW_DST + "/32"))}
+
+
+def no_flows_left(tgen):
+    """No conntrack entry with the agent's marks, and the agent counts none."""
+    left = wait_for(lambda: {p: m for p, m in conntrack_marks(tgen).items() if ours(m)}, {},
+                    count=int((IDLE + 5) / 0.25), wait=0.25)
+    assert left == {}, "entries with the agent's marks left: {}".format(left)
+    live = wait_for(lambda: sum(agent_live(tgen).values()), 0, count=20, wait=0.25)
+    assert live == 0, "fare-dp show: {} live flows".format(live)
+
+
+def test_live_counts_map_dropped():
+    "SUN-4: a weight change with flows off their quota makes new flows' map from the live counts; when those flows all expire unused, the weights' cycle is back and a burst follows the weights exactly."
+    tgen = tgen_or_skip()
+    assert STATE.get("agent"), "fare-dpd is not running"
+    no_flows_left(tgen)
+    assert wait_weights(tgen, HEALTHY) == HEALTHY
+    burst = FILL_PORT + 100
+    restored = False
+    try:
+        # 8 flows, one per member, in two processes; the first 4 stop and expire
+        start_flows(tgen, FILL_PORT, n=4, key="fill_a")
+        assert wait_for(lambda: sum(agent_live(tgen).values()), 4, count=20, wait=0.25) == 4
+        start_flows(tgen, FILL_PORT + 4, n=4, key="fill_b")
+        one_each = {i: 1 for i in IFS}
+        assert wait_for(lambda: agent_live(tgen), one_each, count=20, wait=0.25) == one_each
+        stop_flows(tgen, "fill_a")
+        assert wait_for(lambda: sum(agent_live(tgen).values()), 4, count=int((IDLE + 5) / 0.25),
+                        wait=0.25) == 4
+        d = dest_of(show(tgen), FLOW_DST + "/32")
+        members = [m["device"] for m in in_group(d)]
+        counts = [m["live"] for m in in_group(d)]
+        new = [P1_HALF[x] for x in members]
+        target, n_moved, _ = rebalance([1] * len(members), new, counts)
+        # the model's precondition: after p1b's change the 4 flows stay, off the new quota
+        assert n_moved == 0 and target != quota(new, sum(counts)), (members, counts, target)
+        assert d["slots_from"] == "weights", d["slots_from"]
+
+        link(tgen, "s2", ["p1b"], "down")
+        assert wait_weights(tgen, P1_HALF, count=120, wait=0.25) == P1_HALF
+        assert wait_agent(tgen, P1_HALF) == P1_HALF
+        d = dest_of(show(tgen), FLOW_DST + "/32")
+        assert (d["slots_from"], [m["live"] for m in in_group(d)]) == ("live-counts", counts), d
+
+        # the flows the map was made for expire, none of it used
+        stop_flows(tgen, "fill_b")
+        no_flows_left(tgen)
+        got = wait_for(lambda: dest_of(show(tgen), FLOW_DST + "/32")["slots_from"], "weights",
+                       count=20, wait=0.25)
+        report("\nSUN-4: p1b down with flows on {} only (off the quota of 2:2:2:2:2:2:1:1): new flows' map "
+               "from the live counts; those flows expired: the map {}".format(
+                   ",".join(x for x, c in zip(members, counts) if c), got))
+        assert got == "weights", "the map from the expired flows' counts is kept"
+        # 4 whole cycles of 1:1:2:2:2:2:2:2 (14 slots)
+        start_flows(tgen, burst, n=56, key="fill_burst")
+        check_exact(tgen, burst, "SUN-4: a burst of 56 QPs (ports {}..) at 2:2:2:2:2:2:1:1 after the "
+                    "live-counts map expired".format(burst), n=56)
+        stop_flows(tgen, "fill_burst")
+        link(tgen, "s2", ["p1b"], "up")
+        assert wait_weights(tgen, HEALTHY, count=120, wait=0.25) == HEALTHY
+        restored = True
+    finally:
+        for key in ("fill_a", "fill_b", "fill_burst"):
+            stop_flows(tgen, key)
+        if not restored:
+            link(tgen, "s2", ["p1b"], "up")
+            wait_weights(tgen, HEALTHY, count=60)
+
+
 def test_plan_places_qps_as_planned():
     "SUN-3: fare-dp plan and libfaredp give the QPs and ports; opened in port order they land as planned."
     tgen = tgen_or_skip()
     assert STATE.get("agent"), "fare-dpd is not running"
     s1 = s1_of(tgen)
     # no live flow: the agent's cycle starts again at the first slot
-    left = wait_for(lambda: {p: m for p, m in conntrack_marks(tgen).items() if ours(m)}, {},
-                    count=int((IDLE + 5) / 0.25), wait=0.25)
-    assert left == {}, left
+    no_flows_left(tgen)
     cli = s1.run("{} -s {} plan {} --qps 20 --port {}".format(
         FARE_DP, path(tgen, "fare-dpd.sock"), FLOW_DST, PLAN_PORT))
     report("\nSUN-3: fare-dp plan {} --qps 20 --port {}\n{}".format(FLOW_DST, PLAN_PORT, cli.rstrip()))
@@ -1070,10 +1141,9 @@ def off_member(seen, marks, dev):
 def robust_flows(tgen, title):
     """The 64 QPs of the restart, crash and resync tests, started once (placed exactly)."""
     if not STATE.get("robust"):
-        left = wait_for(lambda: {p: m for p, m in conntrack_marks(tgen).items() if ours(m)}, {},
-                        count=int((IDLE + 5) / 0.25), wait=0.25)
-        assert left == {}, left
+        no_flows_left(tgen)
         assert wait_weights(tgen, HEALTHY) == HEALTHY
+        assert wait_agent(tgen, HEALTHY) == HEALTHY
         start_flows(tgen, ROBUST_PORT, key="robust")
         return check_exact(tgen, ROBUST_PORT, title)
     return wait_live(tgen, ROBUST_PORT), dest_of(show(tgen), FLOW_DST + "/32")
