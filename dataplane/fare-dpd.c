@@ -1116,7 +1116,10 @@ static long reap_interval(const struct dpd *dpd)
 	return ms;
 }
 
-static void ct_idle(struct dpd *dpd, uint64_t idle)
+/* After conntrack events or a refresh: every per-flow destination (a few
+ * comparisons each), not only those that lost a flow.
+ */
+static void ct_idle(struct dpd *dpd)
 {
 	for (size_t i = 0; i < dpd->cfg.ndests; i++) {
 		struct dp_dest *d = &dpd->cfg.dests[i];
@@ -1187,7 +1190,7 @@ static int loop(struct dpd *dpd)
 				dp_log(LOG_WARNING, "conntrack events lost: dumping again");
 				dp_ct_sync(dpd->ct, &dpd->cfg);
 			}
-			ct_idle(dpd, idle);
+			ct_idle(dpd);
 		}
 		if (ret > 0 && pfd[2].revents)
 			ctl_accept(dpd);
@@ -1208,7 +1211,7 @@ static int loop(struct dpd *dpd)
 		if (reap && dp_stamp_ms(&last_reap, &now) >= reap) {
 			last_reap = now;
 			if (dp_ct_refresh(dpd->ct, &dpd->cfg) == 0)
-				ct_idle(dpd, 0);
+				ct_idle(dpd);
 		}
 		for (size_t i = 0; i < CLIENTS_MAX; i++) {
 			struct client *c = &dpd->clients[i];

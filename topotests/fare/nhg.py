@@ -106,27 +106,33 @@ def zebra_sends(router, fam):
     return int(m.group(1)) + int(m.group(2))
 
 
-def not_sent_unchanged(router):
-    "The routes the module did not send zebra again: zebra had them as they were."
-    return vtysh_json(router, "show bgp fare json")["counters"]["notSentUnchanged"]
+def _vrf(vrf):
+    "`vrf NAME ` of a show, or nothing for the default VRF"
+    return "vrf {} ".format(vrf) if vrf else ""
+
+
+def not_sent_unchanged(router, vrf=None):
+    "The routes an instance of the module did not send zebra again: zebra had them as they were."
+    return vtysh_json(router, "show bgp {}fare json".format(_vrf(vrf)))["counters"]["notSentUnchanged"]
 
 
 def _family(prefix):
     return "ipv6" if ":" in prefix else "ipv4"
 
 
-def _one_path(router, prefix):
+def _one_path(router, prefix, vrf=None):
     "(community, MED) of router's one path to prefix; None: not one path"
-    cmd = "show bgp {} unicast {} json".format(_family(prefix), prefix)
+    cmd = "show bgp {}{} unicast {} json".format(_vrf(vrf), _family(prefix), prefix)
     paths = vtysh_json(router, cmd).get("paths", [])
     if len(paths) != 1:
         return None
     return paths[0].get("community", {}).get("string"), paths[0].get("metric")
 
 
-def _zebra_metric(router, prefix):
+def _zebra_metric(router, prefix, vrf=None):
     "zebra's metric of prefix (bgpd sends the MED as the route's metric)"
-    cmd = "show {} route {} json".format("ipv6" if _family(prefix) == "ipv6" else "ip", prefix)
+    cmd = "show {} route {}{} json".format("ipv6" if _family(prefix) == "ipv6" else "ip", _vrf(vrf),
+                                          prefix)
     return vtysh_json(router, cmd)[prefix][0]["metric"]
 
 
@@ -139,7 +145,7 @@ def neighbor_out(router, asn, neighbor, prefix, what, on):
 
 
 def single_path_sent_on_change_only(r1, sender, asn, neighbor, prefix, route_maps, community,
-                                    ifname):
+                                    ifname, vrf=None, kernel=None):
     """r1's prefix on its single path from sender (`router bgp ASN`, its
     session to r1 `neighbor`), off the module's groups (over ifname): bgpd
     processes it again for an attribute zebra does not get (a community):
@@ -148,41 +154,44 @@ def single_path_sent_on_change_only(r1, sender, asn, neighbor, prefix, route_map
     counts one route not sent); a MED of 55, which is zebra's metric of
     the route, is sent. route_maps: the sender's route-maps for prefix
     that set the community and the MED of 55; prefix is written as FRR
-    writes it (the key of its JSON shows)."""
+    writes it (the key of its JSON shows). vrf: r1's VRF of the route
+    (its instance counts), kernel: what runs `ip` in that VRF's tables
+    (r1 for the default VRF)."""
     comm_map, med_map = route_maps
+    kernel = kernel or r1
 
     def route_map_out(name, on):
         neighbor_out(sender, asn, neighbor, prefix, "route-map " + name, on)
 
     fam = _family(prefix)
-    community0, med = _one_path(r1, prefix)
-    metric = _zebra_metric(r1, prefix)
+    community0, med = _one_path(r1, prefix, vrf)
+    metric = _zebra_metric(r1, prefix, vrf)
     assert community0 is None and med != 55, (prefix, community0, med)
-    sends, unchanged = zebra_sends(r1, fam), not_sent_unchanged(r1)
+    sends, unchanged = zebra_sends(r1, fam), not_sent_unchanged(r1, vrf)
     route_map_out(comm_map, True)
     exp = (community, med)
-    got = wait_for(lambda: _one_path(r1, prefix), exp)
+    got = wait_for(lambda: _one_path(r1, prefix, vrf), exp)
     assert got == exp, (prefix, sender.name, got)
-    got = wait_for(lambda: not_sent_unchanged(r1) - unchanged, 1, count=10)
+    got = wait_for(lambda: not_sent_unchanged(r1, vrf) - unchanged, 1, count=10)
     assert got == 1, (prefix, "routes not sent again", got)
     got = zebra_sends(r1, fam) - sends
     assert got == 0, (prefix, "zebra's adds and updates from bgpd", got)
-    got = kernel_weights(r1, prefix, ipv6=fam == "ipv6")
+    got = kernel_weights(kernel, prefix, ipv6=fam == "ipv6")
     assert got == {ifname: 1}, (prefix, got)
 
     # (one route-map out per neighbor: the MED's takes the community's place)
     route_map_out(med_map, True)
-    got = wait_for(lambda: _one_path(r1, prefix), (None, 55))
+    got = wait_for(lambda: _one_path(r1, prefix, vrf), (None, 55))
     assert got == (None, 55), (prefix, got)
     got = wait_for(lambda: zebra_sends(r1, fam) - sends, 1, count=10)
     assert got == 1, (prefix, "zebra's adds and updates from bgpd", got)
     # zebra counts the message when it reads it, and updates its table after
-    got = wait_for(lambda: _zebra_metric(r1, prefix), 55, count=10)
+    got = wait_for(lambda: _zebra_metric(r1, prefix, vrf), 55, count=10)
     assert got == 55, (prefix, "zebra's metric", got)
-    got = not_sent_unchanged(r1) - unchanged
+    got = not_sent_unchanged(r1, vrf) - unchanged
     assert got == 1, (prefix, "routes not sent again", got)
     route_map_out(med_map, False)
-    got = wait_for(lambda: _one_path(r1, prefix), (None, med))
+    got = wait_for(lambda: _one_path(r1, prefix, vrf), (None, med))
     assert got == (None, med), (prefix, got)
-    got = wait_for(lambda: _zebra_metric(r1, prefix), metric, count=10)
+    got = wait_for(lambda: _zebra_metric(r1, prefix, vrf), metric, count=10)
     assert got == metric, (prefix, "zebra's metric", got)

@@ -42,6 +42,15 @@ default VRF over r1-eth0 alone.
    172.16.2.0/24 traffic json` reads each instance's own namespace and
    finds the route's kernel group there (none: zebra with -w installs
    routes without nexthop objects).
+2b. The VRF's route on one path (r2 withholds it from r1-eth2's
+   session: prefix-list NOSINGLE out), off the module's groups. r2 adds
+   a community (route-map SINGLECOMM out): zebra does not get
+   communities, so nothing is sent to zebra (its counts of IPv4 adds and
+   updates from bgpd unchanged), and the VRF's instance counts one route
+   not sent again (notSentUnchanged), the default instance none. r2 sends
+   a MED of 55 instead (SINGLEMED), zebra's metric of the route in the
+   VRF: sent. Back on the module's group at 3:1 after. fare_nhg and
+   fare_nhg_unnumbered do the same in the default VRF.
 3. zebra's restart in the VRF (test_vrf_zebra_restart): r1-eth2 at 200G
    (3:2), the configuration saved (`write memory`), zebra killed with
    SIGKILL and the VRF's route deleted from the namespace's table (and
@@ -84,6 +93,7 @@ from fare.common import (
     kernel_weights, settled_memory, start_fabric, tgen_or_skip, vtysh_json, wait_for
 )
 from fare.fabric import Topology
+from fare.nhg import neighbor_out, not_sent_unchanged, single_path_sent_on_change_only
 
 pytestmark = [pytest.mark.bgpd]
 
@@ -347,6 +357,50 @@ def test_vrf_bandwidth_change():
                  "neighbor 10.0.12.2 fare link-bandwidth 100G\n".format(VRF))
     exp = {"r1-eth1": 3, "r1-eth2": 1}
     assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+
+
+SINGLE_COMMUNITY = "65002:7"
+R2_SINGLE = """configure terminal
+ip prefix-list NOSINGLE seq 5 deny {prefix}
+ip prefix-list NOSINGLE seq 10 permit any
+route-map SINGLECOMM permit 10
+ set community {community}
+exit
+route-map SINGLEMED permit 10
+ set metric 55
+exit
+""".format(prefix=PREFIX, community=SINGLE_COMMUNITY)
+
+
+def test_vrf_single_path_sent_on_change_only():
+    """The VRF's route on one path (r2 withholds it from r1-eth2's
+    session), off the module's groups: a community from r2 is not sent to
+    zebra (the VRF's instance counts one route not sent again, the
+    default instance none), a MED of 55 is; on the module's group again
+    at 3:1 after."""
+    tgen = tgen_or_skip()
+    if not nexthop_groups():
+        pytest.skip("this FRR has no shared nexthop groups (patch 0021: FRR 10.7's series)")
+    r1, r2 = tgen.gears["r1"], tgen.gears["r2"]
+    gid = vrf_group(r1)
+    assert gid and module_groups(r1) == {gid: 1}, (gid, module_groups(r1))
+    r2.vtysh_cmd(R2_SINGLE)
+    default_unchanged = not_sent_unchanged(r1)
+    neighbor_out(r2, 65002, "10.0.12.1", PREFIX, "prefix-list NOSINGLE", True)
+    try:
+        one = {"r1-eth1": 1}
+        assert wait_for(lambda: vrf_weights(r1), one) == one, vrf_weights(r1)
+        assert wait_for(lambda: vrf_group(r1), 0) == 0 and module_groups(r1) == {}, module_groups(r1)
+        single_path_sent_on_change_only(r1, r2, 65002, "10.0.11.1", PREFIX, ("SINGLECOMM", "SINGLEMED"),
+                                        SINGLE_COMMUNITY, "r1-eth1", vrf=VRF,
+                                        kernel=InNamespace(r1, VRF))
+        assert not_sent_unchanged(r1) == default_unchanged
+    finally:
+        neighbor_out(r2, 65002, "10.0.12.1", PREFIX, "prefix-list NOSINGLE", False)
+    exp = {"r1-eth1": 3, "r1-eth2": 1}
+    assert wait_for(lambda: vrf_weights(r1), exp) == exp, vrf_weights(r1)
+    assert wait_for(lambda: vrf_group(r1) != 0, True) is True
+    assert module_groups(r1) == {vrf_group(r1): 1}, module_groups(r1)
 
 
 def test_vrf_zebra_restart():
