@@ -54,7 +54,13 @@ Figures per variant:
   the last one (leaf1's prefixes come to leaf8 with a new value on each
   of its 8 sessions, one session's UPDATEs after another's: the weights
   end as they were, equal, and whatever changes meanwhile is transient),
-  and over the 5 s before the event (leaf8 settled: none expected);
+  and over the 5 s before the event (leaf8 settled: none expected); and
+  the UPDATEs leaf8 received after the event and when the last one came,
+  from a capture of its BGP packets (dumpcap, the kernel's receive
+  timestamps): the kernel's last change that far after it is BGP's
+  time, the rest leaf8's own, or its wait for a CPU (on a machine with
+  fewer cores than routers, every leaf's bgpd works on the same UPDATEs
+  at once), hence leaf8's bgpd CPU over the event beside it;
 - a session reset: `clear bgp` of the spine's first session to leaf1, and
   the spine's bgpd CPU and the wall time until it has the leaf's N/8
   prefixes again and has sent it the 7N/8 others;
@@ -95,9 +101,10 @@ import pytest
 
 # pylint: disable=C0413
 from lib.topogen import TopoRouter, get_topogen
-from fare.benchlib import (add_prefix_host, bgp_route_count, bgp_updates, bgpd_cpu, bgpd_hwm_mb,
-                           bgpd_longest_tasks, kernel_events, kernel_weights_by_group, kill_every_bgpd,
-                           restart_every_bgpd, start_monitor, SHARP_ROUTES)
+from fare.benchlib import (add_prefix_host, bgp_route_count, bgp_updates, bgp_updates_received,
+                           bgpd_cpu, bgpd_hwm_mb, bgpd_longest_tasks, kernel_events,
+                           kernel_weights_by_group, kill_every_bgpd, restart_every_bgpd,
+                           start_bgp_capture, start_monitor, SHARP_ROUTES)
 from fare.common import report, start_fabric, vtysh_json, wait_for
 from fare.fabric import Fabric
 
@@ -401,6 +408,7 @@ def test_spine(variant):
 
     # local event at the spine: its first link to leaf1 drops to 50G
     mon, pid = start_monitor(tgen.logdir, spine, variant)
+    cap, pid_c = start_bgp_capture(tgen.logdir, ingress, variant)
     cpu0 = {n: bgpd_cpu(r) for n, r in tgen.routers().items()}
     t0 = time.time()
     spine.vtysh_cmd("configure terminal\ninterface to-leaf1-1\nbandwidth 50000")
@@ -411,11 +419,14 @@ def test_spine(variant):
     else:
         time.sleep(10)
     spine.run("kill {}".format(pid))
-    ingress.run("kill {}".format(pid_i))
+    ingress.run("kill {} {}".format(pid_i, pid_c))
+    time.sleep(0.5)  # dumpcap writes the rest of its file
     res["local"] = kernel_events(mon, t0)
     res["local"]["cpu"] = sum(bgpd_cpu(r) - cpu0[n] for n, r in tgen.routers().items())
+    res["ingress_cpu"] = bgpd_cpu(ingress) - cpu0[INGRESS]
     res["ingress_events"] = kernel_events(mon_i, t0)
     res["ingress_idle"] = kernel_events(mon_i, t_idle, t0)
+    res["ingress_updates"] = bgp_updates_received(ingress, cap, t0)
     spine.vtysh_cmd("configure terminal\ninterface to-leaf1-1\nbandwidth 400000")
     assert wait_for(lambda: _spine_state(spine), cold, count=600, wait=0.5) == cold, variant
     time.sleep(3)
@@ -547,6 +558,13 @@ def test_report():
                      "{} {} / {}".format(NAMES[v], _last(RESULTS[v]["ingress_events"]),
                                          _count(RESULTS[v]["ingress_idle"]))
                      for v in VARIANTS if v in RESULTS))
+    lines.append("leaf8 after the local event: the last UPDATE received, ms (UPDATEs) / the "
+                 "last kernel change, ms / its bgpd's CPU, s: " + "; ".join(
+                     "{} {} ({}) / {} / {:.2f}".format(
+                         NAMES[v], _last(RESULTS[v]["ingress_updates"]),
+                         RESULTS[v]["ingress_updates"]["updates"],
+                         _last(RESULTS[v]["ingress_events"]), RESULTS[v]["ingress_cpu"])
+                     for v in VARIANTS if "ingress_updates" in RESULTS.get(v, {})))
     if any(r[e]["lost"] for r in RESULTS.values()
            for e in ("local", "ingress_events", "ingress_idle")):
         lines.append(">=: the monitor's socket overflowed and lost some events")

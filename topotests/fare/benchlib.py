@@ -73,15 +73,49 @@ def bgpd_longest_tasks(router, cpu=False):
     return (longest[0] / 1000, longest[1]), (own[0] / 1000, own[1])
 
 
+def _start_recorder(router, cmd):
+    "cmd in the background in router's namespace, a second to get going: its pid"
+    pid = router.run("{} & echo $!".format(cmd)).strip()
+    time.sleep(1)
+    return pid
+
+
 def start_monitor(logdir, router, name):
     """Start `ip -ts monitor nexthop route` in router's namespace; returns
     (file, pid). A large socket buffer: a reweighting may be a burst of
     one message per route."""
     mon = os.path.join(logdir, "{}-monitor-{}.txt".format(router.name, name))
-    pid = router.run("ip -rcvbuf 16777216 -ts monitor nexthop route >{} 2>&1 & echo $!"
-                     .format(mon)).strip()
-    time.sleep(1)
-    return mon, pid
+    return mon, _start_recorder(router, "ip -rcvbuf 16777216 -ts monitor nexthop route >{} 2>&1"
+                                .format(mon))
+
+
+def start_bgp_capture(logdir, router, name):
+    """Start dumpcap on every interface of router's namespace, BGP (TCP
+    port 179) only; returns (file, pid). The kernel's receive timestamps
+    of the UPDATEs tell when BGP delivered a change, beside the kernel
+    events of `ip -ts monitor` (start_monitor())."""
+    cap = os.path.join(logdir, "{}-bgp-{}.pcapng".format(router.name, name))
+    return cap, _start_recorder(router, "dumpcap -q -i any -f 'tcp port 179' -B 64 -w {} "
+                                ">/dev/null 2>&1".format(cap))
+
+
+def bgp_updates_received(router, cap, t0):
+    """UPDATE messages the router received after wall time t0 in a
+    capture of start_bgp_capture(): {"updates": their number, "last":
+    seconds from t0 to the packet of the last one}."""
+    ev = {"updates": 0, "last": None}
+    out = router.run("tshark -n -r {} -Y 'sll.pkttype == 0 && bgp.type == 2' -T fields "
+                     "-e frame.time_epoch -e bgp.type 2>/dev/null".format(cap))
+    for line in out.splitlines():
+        f = line.split("\t")
+        if len(f) < 2:
+            continue
+        t = float(f[0])
+        if t < t0:
+            continue
+        ev["updates"] += f[1].split(",").count("2")
+        ev["last"] = t - t0
+    return ev
 
 
 def kernel_events(path, t0, t1=None):
