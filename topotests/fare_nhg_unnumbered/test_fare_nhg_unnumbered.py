@@ -81,7 +81,11 @@ FABRIC = Fabric(
     ASN,
     [("r1", "r2", 10), ("r1", "r3", 10), ("r2", "r4", 10), ("r3", "r4", 10)],
     originate={"r4": PREFIXES + PREFIXES6},
-    fare_lines={"r1": [" bgp fare", " bgp fare nexthop-groups"]},
+    # the neighbors' lines name their interfaces (the link's 10G again):
+    # the configuration read at start makes one pass (test 1)
+    fare_lines={"r1": [" bgp fare", " bgp fare nexthop-groups",
+                       " neighbor to-r2 fare link-bandwidth 10G",
+                       " neighbor to-r3 fare link-bandwidth 10G"]},
     extra={"r3": ["!"] +
                  ["ip prefix-list FAREHALF seq {} permit {}".format(5 * i, p)
                   for i, p in enumerate(HALF, 1)] +
@@ -158,6 +162,12 @@ def test_sessions_and_shared_group():
         gateways = kernel_weights(r1, p, ipv6=_v6(p), key="gateway")
         assert len(gateways) == 2 and all(g.startswith("fe80:") for g in gateways), (p, gateways)
     STATE["gid"] = gid
+    # r1's 4 FARE lines, 2 of them on neighbors named by their
+    # interfaces, read at start: one pass over the table
+    j = vtysh_json(r1, "show bgp fare json")
+    links = {n: j["config"]["neighbors"][n]["linkBandwidthBytesPerSec"] for n in ("to-r2", "to-r3")}
+    assert links == {"to-r2": 1.25e9, "to-r3": 1.25e9}, j["config"]["neighbors"]
+    assert j["counters"]["tableWalks"] == 1, j["counters"]
 
 
 def _set_bandwidth(router, ifname, mbps):

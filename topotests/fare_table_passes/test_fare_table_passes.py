@@ -27,6 +27,11 @@ averaged mode with `bgp fare hold-down 0` and `debug bgp fare`.
    takes one or two tasks of 20 ms at this size); the kernel holds 3:2 for
    every prefix, and r3 gets 500G / 2 = 250G for each of them (`show bgp
    ipv4 fare json`, `show bgp ipv6 fare json`).
+2b. Two FARE lines read as a whole (`vtysh -f`: `bgp fare mode draft`
+   and `bgp fare mode averaged`), with the 200,000 routes selected: one
+   pass over both tables (tableWalks one more), each route re-evaluated
+   once (reevaluatedRoutes 200,000 more, one debug line "200000 of
+   200000"); the kernel keeps 3:2 and r3 250G.
 3. r1 shuts both its sessions to r4: N = 1 in each family, and the
    re-announcement builds every route again for each update sub-group of
    both families, in tasks: its debug line "routes re-announced to S
@@ -191,6 +196,37 @@ def test_reevaluation_in_tasks():
     assert wait_for(lambda: _values(r3), exp, count=120) == exp
     exp = {ipv6: {250: N} for ipv6 in FAMILIES}
     assert wait_for(lambda: _all_values(r3), exp, count=30) == exp
+
+
+def test_configuration_read_whole_one_pass():
+    """Two FARE lines read as a whole (`vtysh -f`: the mode to draft and
+    back to averaged), 100,000 routes of each family selected: one pass
+    over both tables, each route re-evaluated once; the kernel keeps 3:2
+    and r3 250G."""
+    tgen = tgen_or_skip()
+    r1, r3 = tgen.gears["r1"], tgen.gears["r3"]
+    path = os.path.join(tgen.logdir, "r1-fare-mode.conf")
+    with open(path, "w") as f:
+        f.write("router bgp 4200000001\n bgp fare mode draft\n bgp fare mode averaged\nexit\n")
+    c0 = vtysh_json(r1, "show bgp fare json")["counters"]
+    before = len(_log_matches(r1, REEVAL))
+    out = r1.run("vtysh -f {} 2>&1; echo rc=$?".format(path))
+    assert out.strip().endswith("rc=0"), out
+    # the pass's line, logged at its end (bgpd ends the read 1 s after vtysh's end mark)
+    got = wait_for(lambda: len(_log_matches(r1, REEVAL)) - before, 1, count=60, wait=0.5)
+    passes = _log_matches(r1, REEVAL)[before:]
+    assert got == 1 and passes[0][:2] == (2 * N, 2 * N), passes
+    c1 = vtysh_json(r1, "show bgp fare json")["counters"]
+    walks = c1["tableWalks"] - c0["tableWalks"]
+    reevaluated = c1["reevaluatedRoutes"] - c0["reevaluatedRoutes"]
+    sys.stderr.write("fare_table_passes: 2 lines read as a whole: {} pass(es), {} route(s) "
+                     "re-evaluated in {} task(s)\n".format(walks, reevaluated, passes[0][2]))
+    assert (walks, reevaluated) == (1, 2 * N), (c0, c1)
+    assert "bgp fare mode averaged" in r1.vtysh_cmd("show running-config bgpd")
+    exp = {ipv6: [(N, {"to-r2-1": 3, "to-r2-2": 2})] for ipv6 in FAMILIES}
+    assert wait_for(lambda: _kernel_weights(r1), exp, count=60) == exp
+    exp = {ipv6: {250: N} for ipv6 in FAMILIES}
+    assert wait_for(lambda: _all_values(r3), exp, count=60) == exp
 
 
 def _r4_sessions(r1, shut):
