@@ -626,9 +626,9 @@ static void reconcile_all(struct dpd *dpd, const struct dp_stamp *rx)
  */
 static void dest_idle(struct dpd *dpd, struct dp_dest *d)
 {
-	dest_gc(dpd, d);
 	const char *why;
 
+	dest_gc(dpd, d);
 	if (!d->programmed)
 		return;
 	if (d->fill && d->placed_cycle >= d->nslots)
