@@ -14,12 +14,16 @@ other side of fare_nhg (2-octet AS numbers, numbered sessions).
 One session per link, on its interface (`neighbor to-rX interface`, no
 address on any link): IPv4 and IPv6 unicast over IPv6 link-local next
 hops (RFC 5549). Link bandwidths are zebra's interface `bandwidth`
-(FARE-3). r1 has `bgp fare nexthop-groups`.
+(FARE-3), but r1's, set on its neighbors by their interface names (the
+same 10G: `neighbor to-r2 fare link-bandwidth 10G`). r1 has `bgp fare
+nexthop-groups`.
 
 1. The sessions are up with their 4-octet AS numbers. The N prefixes of
    each family have the same next hops, link-local IPv6 gateways (RFC
    5549 for IPv4): all 2N share ONE kernel nexthop group of the module,
    weights 1:1 (numbered sessions give one group per family: fare_nhg).
+   r1's 4 FARE lines, read at start as a whole, made one pass over its
+   table (tableWalks 1; one pass per line was 4).
 2. A remote event: r3's link to r4 halved. r3 advertises a new Path
    Bandwidth (5G, FARE-5), written with its 4-octet AS (FARE-1): r1
    weighs 2:1 (FARE-4). The group is replaced in place: the same id,
