@@ -36,6 +36,7 @@
 #include "bgpd/fare/bgp_fare_eval.h"
 
 DEFINE_MTYPE_STATIC(FARE, FARE_RESULT_CACHE, "FARE per-prefix results");
+DEFINE_MTYPE_STATIC(FARE, FARE_RESULT_SHARED, "FARE results shared by prefixes");
 
 /* ------------------------------------------------------------------ */
 /* Reading Path Bandwidth communities of a path                         */
@@ -324,6 +325,172 @@ static void fare_group_neighbors(struct fare_prefix *fp)
  * to zebra, and every multipath where bgpd set one apart), and let
  * the core compute weights and what to advertise.
  */
+/* ------------------------------------------------------------------ */
+/* Results shared by prefixes with the same paths                       */
+/* ------------------------------------------------------------------ */
+
+/* Prefixes selected over the same paths (the same sessions with the same
+ * interned attributes, in the same order) get the same result: besides
+ * its paths, the rules read only a prefix's multihoming factor (FARE-6)
+ * and its Enhanced ECMP sub-group (EE-4), both part of the key, and
+ * everything else they read (link bandwidths, hold-downs, sessions,
+ * settings) moves fare_generation_now() when it changes. A fabric's
+ * prefixes come over a few sets of paths: the 200,000 prefixes of
+ * scripts/bench.sh spine over 1,000 (one per origin leaf and GroupID).
+ * Paths whose next hops resolve through another route or to several hops
+ * are the prefix's own input (how zebra resolves them,
+ * fare_nexthop_inexact()): such a prefix is computed alone.
+ *
+ * An entry holds a reference to each of its attributes, so that none is
+ * freed and another allocated at its address while the entry lives.
+ * Entries live for one generation (fare_results_shared_flush() at the
+ * next, and when an instance goes), and a session that goes down or
+ * comes up starts a new one: a session's address names one session
+ * while its entries live. Values read are counted at
+ * every use, as if read again; a result whose values were logged as bad
+ * (stale, conflicting, unusable) is not shared, so that each prefix logs
+ * its own.
+ */
+#define FARE_SHARED_SLOTS 1024 /* a power of 2 */
+
+struct fare_shared {
+	const struct fare_instance *fi; /* NULL: free */
+	uint32_t multihoming;
+	uint32_t subgroup;
+	uint16_t n;
+	bool kept_present;
+	double kept_bw;
+	struct peer *peer[FARE_RESULT_PATHS];
+	struct attr *attr[FARE_RESULT_PATHS];
+	struct fare_prefix_out out;
+	uint32_t weights[FARE_RESULT_PATHS];
+	/* the values read, counted again at every use */
+	uint32_t value_class[FARE_BW_CLASS_MAX];
+	uint32_t duplicate;
+	uint32_t ignored_boundary;
+};
+
+static struct fare_shared *fare_shared;
+static uint16_t *fare_shared_used; /* the slots filled this generation */
+static uint32_t fare_shared_n_used;
+static uint64_t fare_shared_generation;
+
+static void fare_shared_release(struct fare_shared *sh)
+{
+	uint16_t i;
+
+	for (i = 0; i < sh->n; i++)
+		bgp_attr_unintern(&sh->attr[i]);
+	sh->fi = NULL;
+}
+
+void fare_results_shared_flush(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < fare_shared_n_used; i++)
+		if (fare_shared[fare_shared_used[i]].fi)
+			fare_shared_release(&fare_shared[fare_shared_used[i]]);
+	fare_shared_n_used = 0;
+}
+
+/* Whether path pi's next hop is exact whatever the other paths (connected,
+ * or not resolved through another route): fare_nexthop_inexact() false.
+ */
+static bool fare_nexthop_own_hop(const struct bgp_path_info *pi)
+{
+	return !(pi->nexthop && pi->nexthop->nexthop_num > 1) && !fare_resolved_gateway(pi);
+}
+
+/* The slot of fp's paths (fp->n of them, sub-group chosen); false when
+ * they cannot be shared.
+ */
+static bool fare_shared_slot(const struct fare_instance *fi, const struct fare_prefix *fp,
+			     uint32_t *slot)
+{
+	uint64_t h = (uintptr_t)fi ^ ((uint64_t)fp->multihoming << 32) ^ fp->ee.subgroup ^
+		     ((uint64_t)fp->n << 48);
+	size_t i;
+
+	if (!fp->n || fp->n > FARE_RESULT_PATHS)
+		return false;
+	for (i = 0; i < fp->n; i++) {
+		if (!fare_nexthop_own_hop(fp->paths[i]))
+			return false;
+		h = (h ^ (uintptr_t)fp->paths[i]->peer) * 0x9E3779B97F4A7C15ULL;
+		h = (h ^ (uintptr_t)fp->paths[i]->attr) * 0x9E3779B97F4A7C15ULL;
+	}
+	*slot = (uint32_t)(h >> 40) & (FARE_SHARED_SLOTS - 1);
+	return true;
+}
+
+static bool fare_shared_match(const struct fare_shared *sh, const struct fare_instance *fi,
+			      const struct fare_prefix *fp)
+{
+	size_t i;
+
+	if (sh->fi != fi || sh->n != fp->n || sh->multihoming != fp->multihoming ||
+	    sh->subgroup != fp->ee.subgroup)
+		return false;
+	for (i = 0; i < fp->n; i++)
+		if (sh->peer[i] != fp->paths[i]->peer || sh->attr[i] != fp->paths[i]->attr)
+			return false;
+	return true;
+}
+
+/* fp's result from an entry; its values counted as read */
+static void fare_shared_use(struct fare_instance *fi, const struct fare_shared *sh,
+			    struct fare_prefix *fp)
+{
+	size_t i;
+
+	fp->out = sh->out;
+	for (i = 0; i < fp->n; i++)
+		fp->weights[i] = sh->weights[i];
+	fp->in[0].t_state = sh->kept_present ? FARE_PB_PRESENT : FARE_PB_ABSENT;
+	fp->in[0].t_bw = sh->kept_bw;
+	for (i = 0; i < FARE_BW_CLASS_MAX; i++)
+		fi->counters.value_class[i] += sh->value_class[i];
+	fi->counters.duplicate += sh->duplicate;
+	fi->counters.ignored_boundary += sh->ignored_boundary;
+}
+
+/* fp's result, computed with the counters at `before`, kept in slot */
+static void fare_shared_keep(struct fare_instance *fi, uint32_t slot, const struct fare_prefix *fp,
+			     const struct fare_counters *before)
+{
+	const struct fare_counters *now = &fi->counters;
+	struct fare_shared *sh;
+	size_t i;
+
+	if (now->conflicting != before->conflicting || now->stale != before->stale)
+		return;
+	for (i = 0; i < FARE_BW_CLASS_MAX; i++)
+		if (!fare_bw_class_usable(i) && now->value_class[i] != before->value_class[i])
+			return;
+	sh = &fare_shared[slot];
+	if (sh->fi)
+		fare_shared_release(sh);
+	else
+		fare_shared_used[fare_shared_n_used++] = slot;
+	for (i = 0; i < fp->n; i++) {
+		sh->attr[i] = bgp_attr_intern(fp->paths[i]->attr);
+		sh->peer[i] = fp->paths[i]->peer;
+		sh->weights[i] = fp->weights[i];
+	}
+	sh->n = fp->n;
+	sh->fi = fi;
+	sh->multihoming = fp->multihoming;
+	sh->subgroup = fp->ee.subgroup;
+	sh->kept_present = fp->in[0].t_state == FARE_PB_PRESENT;
+	sh->kept_bw = fp->in[0].t_bw;
+	sh->out = fp->out;
+	for (i = 0; i < FARE_BW_CLASS_MAX; i++)
+		sh->value_class[i] = now->value_class[i] - before->value_class[i];
+	sh->duplicate = now->duplicate - before->duplicate;
+	sh->ignored_boundary = now->ignored_boundary - before->ignored_boundary;
+}
+
 static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_dest *dest,
 					 struct bgp_path_info *best, struct fare_prefix *fp,
 					 bool count)
@@ -337,13 +504,36 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 		.memo = &memo,
 	};
 	struct fare_counters *cnt = count ? &fi->counters : NULL;
+	struct fare_counters before;
+	bool shared = false;
+	uint32_t slot = 0;
 	size_t j, n;
 
-	fp->n = 0;
 	fp->multihoming = fare_multihoming_factor(fi, bgp_dest_get_prefix(dest));
 	params.multihoming = fp->multihoming;
 
 	n = fare_dest_mpaths(dest, best, fp->paths, MULTIPATH_NUM);
+	/* the features' part (EE-4: the remote group's sub-group only) */
+	fp->n = n;
+	params.subgroup = fare_features_prefix_restrict(fi, best, fp);
+	/* counted: a result kept for zebra and the peers, which other
+	 * prefixes over the same paths share
+	 */
+	if (count) {
+		if (fare_shared_generation != fare_generation_now()) {
+			fare_results_shared_flush();
+			fare_shared_generation = fare_generation_now();
+		}
+		shared = fare_shared_slot(fi, fp, &slot);
+		if (shared && fare_shared_match(&fare_shared[slot], fi, fp)) {
+			fare_shared_use(fi, &fare_shared[slot], fp);
+			fare_features_prefix_evaluated(fi, best, fp);
+			return;
+		}
+		before = fi->counters;
+	}
+
+	fp->n = 0;
 	while (fp->n < n) {
 		struct fare_path_in *in = &fp->in[fp->n];
 		struct bgp_path_info *pi = fp->paths[fp->n];
@@ -405,10 +595,10 @@ static void fare_prefix_compute_internal(struct fare_instance *fi, struct bgp_de
 	for (j = 0; j < fp->n; j++)
 		fp->in[j].inexact_nexthop = fare_nexthop_inexact(fp, j);
 
-	/* the features' part (EE-4: the remote group's sub-group only) */
-	params.subgroup = fare_features_prefix_restrict(fi, best, fp);
 	fare_prefix_compute(fp->in, fp->n, &params, fp->path_bw, fp->weights, &fp->out);
 	fare_features_prefix_evaluated(fi, best, fp);
+	if (shared)
+		fare_shared_keep(fi, slot, fp, &before);
 }
 
 void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
@@ -426,28 +616,23 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
  * of the destination drops it (bgp_route_selected, patch 0010).
  *
  * bgpd sends the routes it selected to zebra in a later task, up to
- * thousands of destinations after their announcement to the peers: when
- * a quarter or more of the last 4 x slots results computed overwrote
- * another destination's (a cold start of a large table), the slots
- * double, up to FARE_RESULT_SLOTS_MAX (6.3 MB). With 4096 slots, 227,709
- * results overwrote another destination's and 46,826 were used again
- * at a cold start of the ingress leaf of scripts/bench.sh spine
- * (175,000 prefixes): most were computed twice.
+ * thousands of destinations after their announcement to the peers, so a
+ * large table's results overwrite each other here: the destination then
+ * takes the result of the prefixes over the same paths (struct
+ * fare_shared), which costs little more than a lookup here. The table
+ * stays small enough for the CPU's caches (32 kB of keys, 360 kB of
+ * results): each selection looks its destination's slot up to drop its
+ * result, about a million times at a cold start of a large table. With
+ * 65,536 slots (6 MB), those lookups and the results' were most of the
+ * module's CPU at a cold start of the ingress leaf of scripts/bench.sh
+ * spine (doc/benchmarks.rst, seventy-second to seventy-fifth runs).
  */
-#define FARE_RESULT_SLOTS_MIN 4096 /* powers of 2 */
-#define FARE_RESULT_SLOTS_MAX 65536
+#define FARE_RESULT_SLOTS 4096 /* a power of 2 */
 
-/* The slots' destinations (NULL: free) apart from their results: each
- * selection looks its destination's slot up to drop its result, and a
- * cold start of a large table does that about a million times; the keys
- * alone (512 kB at the most) stay in the CPU's caches better than the
- * results (5.8 MB).
- */
+/* the slots' destinations (NULL: free) apart from their results */
 static const struct bgp_dest **fare_result_dests;
 static struct fare_result *fare_results;
-static uint32_t fare_result_slots;
-static uint32_t fare_result_misses, fare_result_evictions; /* this window */
-static struct fare_result fare_result_uncached;		   /* weights in fare_scratch */
+static struct fare_result fare_result_uncached; /* weights in fare_scratch */
 static struct fare_prefix fare_scratch;
 
 /* A destination's slot: the high bits of its address times 2^64 / phi
@@ -458,37 +643,26 @@ static uint32_t fare_result_slot(const struct bgp_dest *dest)
 {
 	uint64_t h = (uint64_t)(uintptr_t)dest * 0x9E3779B97F4A7C15ULL;
 
-	return (uint32_t)(h >> 32) & (fare_result_slots - 1);
+	return (uint32_t)(h >> 32) & (FARE_RESULT_SLOTS - 1);
 }
 
 static void fare_results_alloc(void)
 {
 	fare_result_dests = XCALLOC(MTYPE_FARE_RESULT_CACHE,
-				    fare_result_slots * sizeof(*fare_result_dests));
-	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, fare_result_slots * sizeof(*fare_results));
+				    FARE_RESULT_SLOTS * sizeof(*fare_result_dests));
+	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, FARE_RESULT_SLOTS * sizeof(*fare_results));
+	fare_shared = XCALLOC(MTYPE_FARE_RESULT_SHARED, FARE_SHARED_SLOTS * sizeof(*fare_shared));
+	fare_shared_used = XCALLOC(MTYPE_FARE_RESULT_SHARED,
+				   FARE_SHARED_SLOTS * sizeof(*fare_shared_used));
 }
 
 static void fare_results_free(void)
 {
 	XFREE(MTYPE_FARE_RESULT_CACHE, fare_result_dests);
 	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
-}
-
-/* A result to compute; evicted: it overwrites another destination's.
- * Too many of those in a window: more slots (true: the slots moved).
- */
-static bool fare_result_missed(bool evicted)
-{
-	if (++fare_result_misses >= 4 * fare_result_slots)
-		fare_result_misses = fare_result_evictions = 0;
-	if (!evicted || ++fare_result_evictions < fare_result_slots ||
-	    fare_result_slots >= FARE_RESULT_SLOTS_MAX)
-		return false;
-	fare_results_free();
-	fare_result_slots *= 2;
-	fare_results_alloc();
-	fare_result_misses = fare_result_evictions = 0;
-	return true;
+	XFREE(MTYPE_FARE_RESULT_SHARED, fare_shared);
+	XFREE(MTYPE_FARE_RESULT_SHARED, fare_shared_used);
+	fare_shared_n_used = 0;
 }
 
 /* bgpd selected the destination's paths anew: its result is out of date */
@@ -520,19 +694,13 @@ struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_dest *d
 	uint32_t slot;
 	size_t i;
 
-	if (!fare_results) {
-		fare_result_slots = FARE_RESULT_SLOTS_MIN;
+	if (!fare_results)
 		fare_results_alloc();
-	}
 	slot = fare_result_slot(dest);
 	res = &fare_results[slot];
 	if (fare_result_dests[slot] == dest && res->best == best &&
 	    res->generation == fare_generation_now())
 		return res;
-	if (fare_result_missed(fare_result_dests[slot] && fare_result_dests[slot] != dest)) {
-		slot = fare_result_slot(dest);
-		res = &fare_results[slot];
-	}
 
 	fare_prefix_compute_internal(fi, dest, best, fp, true);
 	if (fp->n > FARE_RESULT_PATHS)
@@ -690,7 +858,7 @@ int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest, struct bg
 			   fare_reason_str(res->reason), wbuf);
 	}
 	/* EE-1, after the last use of res: it may compute a result, and
-	 * one computed may move the results (fare_result_missed())
+	 * one computed overwrites a slot
 	 */
 	fare_features_dest_changed(fi, dest);
 	return ret;
@@ -698,5 +866,8 @@ int fare_zebra_nexthop_weights(struct bgp *bgp, struct bgp_dest *dest, struct bg
 
 void fare_eval_fini(void)
 {
+	/* bgpd is gone, and the attributes the shared results held with it
+	 * (bgp_attr_finish() frees them all): not released
+	 */
 	fare_results_free();
 }

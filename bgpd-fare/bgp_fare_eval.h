@@ -79,6 +79,7 @@ extern struct fare_result *fare_result_get(struct fare_instance *fi, struct bgp_
 					   struct bgp_path_info *best);
 extern uint32_t fare_result_weight(const struct fare_result *res, size_t i);
 extern void fare_result_forget(const struct bgp_dest *dest);
+extern void fare_results_shared_flush(void);
 extern void fare_eval_fini(void);
 extern void fare_out_sets_free(struct fare_instance *fi);
 extern void fare_installed_weights(struct fare_instance *fi, struct bgp_dest *dest,

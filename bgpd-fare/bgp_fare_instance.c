@@ -190,6 +190,8 @@ void fare_instance_delete(struct bgp *bgp)
 {
 	struct fare_instance *fi = fare_instance_find(bgp);
 
+	/* the attributes the results shared by prefixes hold, released */
+	fare_results_shared_flush();
 	if (fi)
 		fare_instance_free(fi);
 }
