@@ -371,8 +371,6 @@ struct fare_shared {
 };
 
 static struct fare_shared *fare_shared;
-static uint16_t *fare_shared_used; /* the slots filled this generation */
-static uint32_t fare_shared_n_used;
 static uint64_t fare_shared_generation;
 
 static void fare_shared_release(struct fare_shared *sh)
@@ -388,10 +386,9 @@ void fare_results_shared_flush(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < fare_shared_n_used; i++)
-		if (fare_shared[fare_shared_used[i]].fi)
-			fare_shared_release(&fare_shared[fare_shared_used[i]]);
-	fare_shared_n_used = 0;
+	for (i = 0; fare_shared && i < FARE_SHARED_SLOTS; i++)
+		if (fare_shared[i].fi)
+			fare_shared_release(&fare_shared[i]);
 }
 
 /* Whether path pi's next hop is exact whatever the other paths (connected,
@@ -471,8 +468,6 @@ static void fare_shared_keep(struct fare_instance *fi, uint32_t slot, const stru
 	sh = &fare_shared[slot];
 	if (sh->fi)
 		fare_shared_release(sh);
-	else
-		fare_shared_used[fare_shared_n_used++] = slot;
 	for (i = 0; i < fp->n; i++) {
 		sh->attr[i] = bgp_attr_intern(fp->paths[i]->attr);
 		sh->peer[i] = fp->paths[i]->peer;
@@ -623,9 +618,10 @@ void fare_prefix_compute_dest(struct fare_instance *fi, struct bgp_dest *dest,
  * stays small enough for the CPU's caches (32 kB of keys, 360 kB of
  * results): each selection looks its destination's slot up to drop its
  * result, about a million times at a cold start of a large table. With
- * 65,536 slots (6 MB), those lookups and the results' were most of the
- * module's CPU at a cold start of the ingress leaf of scripts/bench.sh
- * spine (doc/benchmarks.rst, seventy-second to seventy-fifth runs).
+ * 65,536 slots (6 MB), those lookups were cache misses: 128 of the
+ * module's 580 samples at a cold start of the ingress leaf of
+ * scripts/bench.sh spine (doc/benchmarks.rst, seventy-second to
+ * seventy-sixth runs).
  */
 #define FARE_RESULT_SLOTS 4096 /* a power of 2 */
 
@@ -652,8 +648,6 @@ static void fare_results_alloc(void)
 				    FARE_RESULT_SLOTS * sizeof(*fare_result_dests));
 	fare_results = XCALLOC(MTYPE_FARE_RESULT_CACHE, FARE_RESULT_SLOTS * sizeof(*fare_results));
 	fare_shared = XCALLOC(MTYPE_FARE_RESULT_SHARED, FARE_SHARED_SLOTS * sizeof(*fare_shared));
-	fare_shared_used = XCALLOC(MTYPE_FARE_RESULT_SHARED,
-				   FARE_SHARED_SLOTS * sizeof(*fare_shared_used));
 }
 
 static void fare_results_free(void)
@@ -661,8 +655,6 @@ static void fare_results_free(void)
 	XFREE(MTYPE_FARE_RESULT_CACHE, fare_result_dests);
 	XFREE(MTYPE_FARE_RESULT_CACHE, fare_results);
 	XFREE(MTYPE_FARE_RESULT_SHARED, fare_shared);
-	XFREE(MTYPE_FARE_RESULT_SHARED, fare_shared_used);
-	fare_shared_n_used = 0;
 }
 
 /* bgpd selected the destination's paths anew: its result is out of date */
