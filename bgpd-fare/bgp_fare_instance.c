@@ -829,8 +829,15 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 
 	fi->refresh_all = false;
 	fi->announce_pending = false;
-	/* Peers whose update-group class changed move first (boundary,
-	 * averaged mode's per-link values).
+	/* zebra first: the groups replaced ahead of their routes do not
+	 * wait for bgpd to move peers between update-groups below (a peer
+	 * that leaves a sub-group of others takes a copy of what it sent:
+	 * tens of ms at 175,000 routes)
+	 */
+	if (!announce || due)
+		FARE_FEATURES_CALL(refresh_due, fi, all);
+	/* Peers whose update-group class changed move before any route is
+	 * built for them (boundary, averaged mode's per-link values).
 	 */
 	fare_instance_regroup(fi);
 	if (announce) {
@@ -838,7 +845,6 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 		if (!due)
 			return;
 	}
-	FARE_FEATURES_CALL(refresh_due, fi, all);
 	fi->counters.table_walks++;
 	fare_peers_refresh_begin(fi);
 	fi->refresh_pass_all = all;
@@ -849,8 +855,11 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	fi->refresh_count = fi->refresh_walked = 0;
 	fi->refresh_tasks = 0;
 	fare_table_pass_start(&fi->refresh_pass, AFI_IP, AFI_IP6);
+	/* the pass in tasks of its own, the first one too: this task may
+	 * have moved peers between update-groups already
+	 */
 	event_cancel(&fi->t_refresh_step);
-	fare_refresh_run(fi);
+	event_add_event(bm->master, fare_refresh_step, fi, 0, &fi->t_refresh_step);
 }
 
 static void fare_instance_refresh_event(struct event *event)

@@ -369,7 +369,9 @@ def _cold_start(tgen, variant):
                 f.write("== {} show bgp fare json\n{}\n".format(
                     router.name, router.vtysh_cmd("show bgp fare json")))
     res = {"cold": wall, "cpu_spine": cpu["spine"], "cpu_ingress": cpu[INGRESS],
-           "cpu_all": sum(cpu.values()), "rss_spine": bgpd_hwm_mb(spine),
+           "cpu_all": sum(cpu.values()),
+           "cpu_origin": sum(cpu[l] for l in LEAVES if l != INGRESS),
+           "rss_spine": bgpd_hwm_mb(spine),
            "rss_ingress": bgpd_hwm_mb(ingress), "zebra_routes": _zebra_routes(ingress)}
     COLD[variant].append(res)
     return res
@@ -468,18 +470,18 @@ def _spread(values, fmt="{:.2f}"):
 
 
 def _cold_rounds_report():
-    keys = ["cpu_spine", "cpu_ingress", "cpu_all", "rss_spine", "rss_ingress"]
+    keys = ["cpu_spine", "cpu_ingress", "cpu_all", "rss_spine", "rss_ingress", "cpu_origin"]
     lines = ["", "cold starts: {} per variant, in turns; median (min-max)".format(COLD_ROUNDS),
-             "{:<22} {:>22} {:>22} {:>22} {:>24} {:>24}".format(
+             "{:<22} {:>22} {:>22} {:>22} {:>24} {:>24} {:>22}".format(
                  "variant", "CPU s, spine", "CPU s, leaf8", "CPU s, all", "peak RSS MB, spine",
-                 "peak RSS MB, leaf8")]
+                 "peak RSS MB, leaf8", "CPU s, leaf1-7")]
     med = {}
     for v in VARIANTS:
         runs = COLD.get(v)
         if not runs:
             continue
         med[v] = {k: statistics.median(r[k] for r in runs) for k in keys}
-        lines.append("{:<22} {:>22} {:>22} {:>22} {:>24} {:>24}".format(
+        lines.append("{:<22} {:>22} {:>22} {:>22} {:>24} {:>24} {:>22}".format(
             NAMES[v], *[_spread([r[k] for r in runs], "{:.1f}" if k.startswith("rss")
                                 else "{:.2f}") for k in keys]))
     for b in BASELINES:
@@ -487,7 +489,7 @@ def _cold_rounds_report():
         if not base:
             continue
         lines.append("ratio of the medians to {}'s (CPU spine / leaf8 / all, peak RSS "
-                     "spine / leaf8):".format(NAMES[b]))
+                     "spine / leaf8, CPU leaf1-7):".format(NAMES[b]))
         for v in VARIANTS:
             if v in med and v not in BASELINES:
                 lines.append("{:<22} {}".format(NAMES[v], " / ".join(
