@@ -826,6 +826,7 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	bool all = fi->refresh_all;
 	bool announce = fi->announce_pending && !all;
 	bool due = fare_peers_due_refresh(fi);
+	bool pass = !announce || due; /* else the peers hear the new values only */
 
 	fi->refresh_all = false;
 	fi->announce_pending = false;
@@ -834,17 +835,16 @@ void fare_instance_refresh(struct fare_instance *fi, const char *why)
 	 * that leaves a sub-group of others takes a copy of what it sent:
 	 * tens of ms at 175,000 routes)
 	 */
-	if (!announce || due)
+	if (pass)
 		FARE_FEATURES_CALL(refresh_due, fi, all);
 	/* Peers whose update-group class changed move before any route is
 	 * built for them (boundary, averaged mode's per-link values).
 	 */
 	fare_instance_regroup(fi);
-	if (announce) {
+	if (announce)
 		fare_instance_announce(fi, why);
-		if (!due)
-			return;
-	}
+	if (!pass)
+		return;
 	fi->counters.table_walks++;
 	fare_peers_refresh_begin(fi);
 	fi->refresh_pass_all = all;
